@@ -1,0 +1,321 @@
+"""The local runtime: the same match as on Slurk, driven in-process with embedded brains and, optionally, a person
+at the terminal. Used for the embedded default game, self-play evaluation (`--games N`) and `--play`.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as _dt
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from tasks import available_tasks, get_task
+from tasks.core import (
+    Abort, Chat, ChatShown, Command, GameOver, Join, LogEvent, Match, MatchDriver, Message, SeatInfo, TaskSpec,
+    TimerConfig, input_from_json, parse_command_text,
+)
+
+from .eventlog import JsonlRoomLog
+
+# No join or inactivity timers locally: nobody is paid, and a person at a terminal may think as long as they like.
+LOCAL_TIMERS = TimerConfig(join_timeout=None, inactivity=None, partner_left_grace=None)
+
+
+@dataclass
+class GameRecord:
+    index: int
+    seed: int
+    agents: dict
+    results: dict
+    log_path: Optional[str] = None
+    usage: dict = field(default_factory=dict)
+
+
+def seat_names(spec: TaskSpec) -> dict[str, str]:
+    return {s: s.replace("_", " ").title() for s in spec.seats}
+
+
+def play_game(
+    spec: TaskSpec,
+    seed: int,
+    agents: dict[str, str],
+    options: Optional[dict] = None,
+    person_seats: tuple[str, ...] = (),
+    llm=None,
+    log_path: Optional[str] = None,
+    show: Optional[Callable[[str], None]] = None,
+    ask: Callable[[str], str] = input,
+    index: int = 0,
+) -> GameRecord:
+    """Play one game to the end and return its record. `show` receives transcript lines (None = silent)."""
+    options = {"index": index, **(options or {})}
+    names = seat_names(spec)
+    seats = {s: SeatInfo("person" if s in person_seats else "agent", names[s]) for s in spec.seats}
+    game = spec.game_class(seed, options)
+    match = Match(game, seats, timers=LOCAL_TIMERS)
+    brains = {s: spec.make_brain(agents[s], s, seed * 31 + i, llm) for i, s in enumerate(spec.seats)
+              if s not in person_seats}
+    clock = time.time
+    driver = MatchDriver(match, brains, clock=clock)
+    log = JsonlRoomLog(log_path, room_id=f"local-{seed}") if log_path else None
+    transcript = _Transcript(names, show, viewer=person_seats[0] if person_seats else None)
+
+    def deliver(batch):
+        for e in batch:
+            if log and isinstance(e, LogEvent):
+                log.write(e.event, e.data, receiver_id=e.to, t=clock())
+            transcript.show(e)
+
+    try:
+        for batch in driver.open():
+            deliver(batch)
+        for seat in person_seats:
+            for batch in driver.feed(Join(seat, t=clock())):
+                deliver(batch)
+        while not match.over:
+            if not person_seats:
+                # Brains went quiet without finishing: the game cannot progress any more.
+                for batch in driver.feed(Abort("stalled", "The agents stopped without finishing the game.", clock())):
+                    deliver(batch)
+                break
+            line = ask(f"{names[person_seats[0]]}> ")
+            inp = _parse_line(person_seats[0], line, clock())
+            if inp is None:
+                continue
+            for batch in driver.feed(inp):
+                deliver(batch)
+    except (EOFError, KeyboardInterrupt):
+        transcript.line("(game abandoned)")
+    finally:
+        if log:
+            log.close()
+    usage = _sum_usage(brains.values())
+    results = dict(match.results)
+    results.setdefault("tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0))
+    return GameRecord(index, seed, dict(agents), results, log_path, usage)
+
+
+def _parse_line(seat: str, line: str, t: float):
+    line = line.strip()
+    if not line:
+        return None
+    if line.startswith("/"):
+        name, args = parse_command_text(line)
+        return Command(seat, name, args, t=t)
+    return Chat(seat, line, t=t)
+
+
+def _sum_usage(brains) -> dict:
+    total: dict = {}
+    for b in brains:
+        for k, v in getattr(b, "usage", {}).items():
+            if isinstance(v, (int, float)):
+                total[k] = total.get(k, 0) + v
+    return total
+
+
+class _Transcript:
+    """Turns effects into readable lines. With a person at the terminal, only what their seat perceives."""
+
+    def __init__(self, names: dict[str, str], show, viewer: Optional[str]):
+        self.names = names
+        self._show = show
+        self.viewer = viewer
+
+    def line(self, text: str) -> None:
+        if self._show:
+            self._show(text)
+
+    def show(self, e) -> None:
+        if not self._show:
+            return
+        if isinstance(e, Message):
+            if e.to is None:
+                self.line(f"[game] {e.text}")
+            elif self.viewer in (None, e.to):
+                self.line(f"[game to {self.names[e.to]}] {e.text}")
+        elif isinstance(e, ChatShown):
+            if e.seat != self.viewer:
+                self.line(f"{self.names[e.seat]}: {e.text}")
+        elif isinstance(e, LogEvent) and e.event == "game_input":
+            inp = input_from_json(e.data["input"])
+            # A person sees their own commands as they typed them; agents' commands are shown as moves.
+            if isinstance(inp, Command) and inp.seat != self.viewer:
+                self.line(f"{self.names[inp.seat]}: /{inp.name} {' '.join(inp.args)}".rstrip())
+        elif isinstance(e, GameOver):
+            self.line(f"[game over] status={e.status}")
+            self.line("[result] " + json.dumps(_printable(e.results), sort_keys=True))
+
+
+def _printable(results: dict) -> dict:
+    return {k: v for k, v in results.items() if not isinstance(v, (dict, list)) or k in ("tour", "turns")}
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Many games
+
+
+def play_many(spec: TaskSpec, n: int, seed: int, agents: dict[str, str], options: dict, llm, out_dir: str,
+              progress: bool = True) -> list[GameRecord]:
+    records = []
+    start = time.time()
+    for i in range(n):
+        log_path = os.path.join(out_dir, "logs", f"game-{i:04d}.jsonl")
+        records.append(play_game(spec, seed + i, agents, options, llm=llm, log_path=log_path, index=i))
+        if progress:
+            _progress(i + 1, n, time.time() - start)
+    if progress:
+        sys.stderr.write("\n")
+    return records
+
+
+def _progress(done: int, total: int, elapsed: float) -> None:
+    width = 30
+    filled = int(width * done / total)
+    eta = elapsed / done * (total - done)
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games, {elapsed:5.1f}s, eta {eta:4.1f}s")
+    sys.stderr.flush()
+
+
+def summary_table(spec: TaskSpec, records: list[GameRecord]) -> dict:
+    results = [r.results for r in records]
+    if spec.summarize:
+        return spec.summarize(results)
+    done = [r for r in results if r.get("status") == "completed"]
+    return {"games": len(results), "completed %": round(100 * len(done) / max(1, len(results)), 1)}
+
+
+def write_csvs(spec: TaskSpec, records: list[GameRecord], summary: dict, agents: dict, out_dir: str) -> tuple[str, str]:
+    os.makedirs(out_dir, exist_ok=True)
+    per_game = os.path.join(out_dir, "games.csv")
+    cols = ["index", "seed", "agents", "status", *[c for c in spec.per_game_columns if c != "status"], "tokens"]
+    with open(per_game, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(cols)
+        for r in records:
+            row = {"index": r.index, "seed": r.seed, "agents": ",".join(agents[s] for s in spec.seats), **r.results}
+            w.writerow([_cell(row.get(c)) for c in cols])
+    summary_path = os.path.join(out_dir, "summary.csv")
+    with open(summary_path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["agents", *summary.keys()])
+        w.writerow([",".join(agents[s] for s in spec.seats), *summary.values()])
+    return per_game, summary_path
+
+
+def _cell(v):
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, sort_keys=True)
+    return "" if v is None else v
+
+
+def format_table(header: list[str], rows: list[list]) -> str:
+    cells = [[str(h) for h in header]] + [[str(_cell(c)) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# CLI
+
+
+def build_parser(prog: str = "run_bot.sh") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description="Play a task locally (no Slurk): one game, many games, or with you in a seat.")
+    p.add_argument("task", choices=available_tasks())
+    p.add_argument("--games", type=int, default=1, help="play N seeded games and print the metrics table")
+    p.add_argument("--agents", help="comma-separated agent per seat, e.g. solver,solver")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first game (game i uses seed+i)")
+    p.add_argument("--play", nargs="?", const="", metavar="SEAT", help="take a seat yourself (default: the first person seat)")
+    p.add_argument("--rooms", type=int, help="task option 'rooms' (e.g. rooms in the house)")
+    p.add_argument("--boards", help="task option 'boards' (which instances: preset, generated, ...)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="any other task option (JSON values allowed)")
+    p.add_argument("--out", help="folder for logs and CSV (default runs/<task>-<time>)")
+    p.add_argument("--config", help="YAML config file (llm section) — secrets stay in the environment or this file")
+    p.add_argument("--quiet", action="store_true", help="no transcript")
+    return p
+
+
+def parse_options(args) -> dict:
+    options = {}
+    if args.rooms is not None:
+        options["rooms"] = args.rooms
+    if args.boards:
+        options["boards"] = args.boards
+    for item in args.option:
+        if "=" not in item:
+            raise SystemExit(f"--option needs KEY=VALUE, got {item!r}")
+        k, v = item.split("=", 1)
+        try:
+            options[k] = json.loads(v)
+        except json.JSONDecodeError:
+            options[k] = v
+    return options
+
+
+def resolve_agents(spec: TaskSpec, text: Optional[str]) -> dict[str, str]:
+    names = text.split(",") if text else list(spec.default_brains)
+    if len(names) == 1:
+        names = names * len(spec.seats)
+    if len(names) != len(spec.seats):
+        raise SystemExit(f"--agents needs one agent per seat ({', '.join(spec.seats)}), got {len(names)}")
+    for n in names:
+        if n not in spec.brains:
+            raise SystemExit(f"unknown agent {n!r} for {spec.name}; choose from: {', '.join(spec.brains)}")
+    return dict(zip(spec.seats, names))
+
+
+def make_llm(config_path: Optional[str]):
+    """An LLM client when one is configured (environment or config file), else None: brains then use symbolic policies."""
+    from .llm import LLMClient, LLMConfig
+
+    file_cfg = {}
+    if config_path:
+        import yaml
+
+        with open(config_path, encoding="utf-8") as fh:
+            file_cfg = (yaml.safe_load(fh) or {}).get("llm") or {}
+    cfg = LLMConfig.from_env(os.environ, file_cfg)
+    return LLMClient(cfg) if cfg else None
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    spec = get_task(args.task)
+    agents = resolve_agents(spec, args.agents)
+    options = parse_options(args)
+    llm = make_llm(args.config)
+    out_dir = args.out or os.path.join("runs", f"{spec.name}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}")
+
+    if args.play is not None:
+        seat = args.play or (spec.game_class.person_seat_order or spec.seats)[0]
+        if seat not in spec.seats:
+            raise SystemExit(f"unknown seat {seat!r}; seats: {', '.join(spec.seats)}")
+        print(f"You play seat '{seat}' of {spec.title}. Type chat, or commands like /help.")
+        rec = play_game(spec, args.seed, agents, options, person_seats=(seat,), llm=llm,
+                        log_path=os.path.join(out_dir, "game.jsonl"), show=print)
+        print(f"log: {rec.log_path}")
+        return 0
+
+    if args.games == 1:
+        print(f"{spec.title}: {' vs '.join(f'{agents[s]} ({s})' for s in spec.seats)}, seed {args.seed}")
+        rec = play_game(spec, args.seed, agents, options, llm=llm, log_path=os.path.join(out_dir, "game.jsonl"),
+                        show=None if args.quiet else print)
+        summary = summary_table(spec, [rec])
+        print()
+        print(format_table(list(summary.keys()), [list(summary.values())]))
+        print(f"\nlog: {rec.log_path}")
+        return 0
+
+    records = play_many(spec, args.games, args.seed, agents, options, llm, out_dir, progress=True)
+    summary = summary_table(spec, records)
+    label = ",".join(agents[s] for s in spec.seats)
+    print(format_table(["agents", *summary.keys()], [[label, *summary.values()]]))
+    per_game, summary_path = write_csvs(spec, records, summary, agents, out_dir)
+    print(f"\nper-game CSV: {per_game}\nsummary CSV: {summary_path}\nlogs: {os.path.join(out_dir, 'logs')}")
+    return 0

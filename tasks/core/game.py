@@ -1,0 +1,105 @@
+"""The base class a task's rules derive from, and the context through which rules produce effects."""
+from __future__ import annotations
+
+import html
+from typing import Any, Optional
+
+from .mechanisms import RuleError
+from .protocol import Effect, LogEvent, Message, SetText
+
+
+def esc(text: Any) -> str:
+    """Escape text from people before it goes into an HTML message."""
+    return html.escape(str(text), quote=True)
+
+
+class Context:
+    """Collects the effects of one handled input. Rules call these methods instead of building effects."""
+
+    def __init__(self, t: float, seat: Optional[str] = None):
+        self.t = t
+        self.seat = seat  # who caused this input (None for timers and start)
+        self.effects: list[Effect] = []
+        self.ended: Optional[tuple[str, dict]] = None
+
+    def say(self, text: str, to: Optional[str] = None, html: bool = False) -> None:
+        self.effects.append(Message(text, to=to, html=html))
+
+    def tell(self, text: str, html: bool = False) -> None:
+        """A private message to the seat that caused the current input."""
+        self.say(text, to=self.seat, html=html)
+
+    def log(self, event: str, to: Optional[str] = None, **data: Any) -> None:
+        self.effects.append(LogEvent(event, data, to=to))
+
+    def set_text(self, element: str, text: str, to: Optional[str] = None) -> None:
+        self.effects.append(SetText(element, text, to=to))
+
+    def end(self, status: str, **results: Any) -> None:
+        """Finish the game (status: completed, timeout, ...). Codes and the closing are done by the match."""
+        self.ended = (status, results)
+
+
+class Game:
+    """One task's rules for one room. Pure Python and plain data only (the match deep-copies it for rollback).
+
+    Subclasses set `task` and `seats`, implement `start`, `view` and `results`, and handle commands in methods
+    named `cmd_<name>(ctx, seat, args)`; their docstring's first line is the usage shown by /help.
+    """
+
+    task: str = ""
+    title: str = ""
+    seats: tuple[str, ...] = ()
+    # The seat a person takes first when a game has fewer people than seats.
+    person_seat_order: tuple[str, ...] = ()
+
+    def __init__(self, seed: int, options: Optional[dict] = None):
+        self.seed = seed
+        self.options = dict(options or {})
+
+    # --- to implement -------------------------------------------------------------------------------------------
+    def instance(self) -> dict:
+        """A JSON description of what is being played (board, maze...), logged at start for replay."""
+        return {}
+
+    def start(self, ctx: Context) -> None:
+        pass
+
+    def view(self, seat: str) -> dict:
+        """The page state of one seat: only what that seat may know."""
+        return {}
+
+    def results(self) -> dict:
+        """Metrics of the game so far (called when it ends)."""
+        return {}
+
+    def on_chat(self, ctx: Context, seat: str, text: str) -> None:
+        pass
+
+    def on_timer(self, ctx: Context, name: str) -> None:
+        """Game-specific timers (names that do not start with "core:")."""
+
+    # --- provided -----------------------------------------------------------------------------------------------
+    def commands(self) -> dict[str, str]:
+        """name -> usage line, from the cmd_ methods' docstrings."""
+        out = {}
+        for attr in sorted(dir(self)):
+            if attr.startswith("cmd_"):
+                doc = (getattr(self, attr).__doc__ or "").strip().splitlines()
+                out[attr[4:]] = doc[0] if doc else "/" + attr[4:]
+        return out
+
+    def on_command(self, ctx: Context, seat: str, name: str, args: tuple[str, ...]) -> None:
+        handler = getattr(self, "cmd_" + name, None)
+        if handler is None:
+            known = " ".join("/" + c for c in self.commands())
+            raise RuleError(f"Unknown command /{name}. Commands: {known} /help")
+        handler(ctx, seat, args)
+
+    def on_action(self, ctx: Context, seat: str, payload: dict) -> None:
+        """Page actions use the form {"command": name, "args": [...]}; tasks may accept richer payloads."""
+        name = payload.get("command")
+        args = payload.get("args", [])
+        if not isinstance(name, str) or not isinstance(args, list) or not all(isinstance(a, (str, int)) for a in args):
+            raise RuleError('That page action was not understood (expected {"command": name, "args": [...]}).')
+        self.on_command(ctx, seat, name.lower(), tuple(str(a) for a in args))

@@ -1,0 +1,365 @@
+"""A match: one room's game and its seats, as a deterministic state machine from inputs to effects.
+
+The match owns what every task shares: waiting for seats, starting, command parsing and validation, rollback
+of rejected moves, the room timers (join, inactivity with a warning, partner-left grace), error containment,
+completion codes and the structured log. The task's `Game` owns only its rules.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import traceback
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Optional
+
+from .codes import CompletionConfig, new_code
+from .game import Context, Game
+from .mechanisms import RuleError
+from .protocol import (
+    Abort,
+    Action,
+    CancelTimer,
+    Chat,
+    ChatShown,
+    Command,
+    Effect,
+    GameOver,
+    Input,
+    Join,
+    Leave,
+    LogEvent,
+    Message,
+    SetTimer,
+    TimerFired,
+    View,
+    input_to_json,
+)
+
+# Slurk-bots' conventional status_txt values for confirmation_log.
+STATUS_TXT = {
+    "completed": "success",
+    "timeout": "timeout",
+    "partner_left": "user_left",
+    "no_partner": "no_partner",
+    "error": "error",
+}
+
+MAX_CHAT_CHARS = 4000
+MAX_ACTION_BYTES = 4096
+MAX_ARGS = 32
+MAX_CONSECUTIVE_ERRORS = 3
+
+
+@dataclass
+class SeatInfo:
+    kind: str = "agent"  # "person" or "agent"
+    name: str = ""
+
+
+@dataclass
+class TimerConfig:
+    join_timeout: Optional[float] = 300.0
+    inactivity: Optional[float] = 300.0
+    inactivity_warning: float = 60.0  # seconds before the inactivity timeout
+    partner_left_grace: Optional[float] = 120.0
+
+    @classmethod
+    def from_dict(cls, d: Optional[dict]) -> "TimerConfig":
+        return cls(**(d or {}))
+
+
+class Match:
+    def __init__(
+        self,
+        game: Game,
+        seats: dict[str, SeatInfo],
+        *,
+        timers: Optional[TimerConfig] = None,
+        completion: Optional[CompletionConfig] = None,
+        code_source: Callable[[], str] = new_code,
+    ):
+        missing = set(game.seats) - set(seats)
+        if missing:
+            raise ValueError(f"seats not assigned: {sorted(missing)}")
+        self.game = game
+        self.seats = {s: seats[s] for s in game.seats}
+        self.timers = timers or TimerConfig()
+        self.completion = completion or CompletionConfig()
+        self.code_source = code_source
+        self.phase = "new"  # new -> waiting -> playing -> over
+        self.present: set[str] = {s for s, i in self.seats.items() if i.kind != "person"}
+        self.seq = 0
+        self.status: Optional[str] = None
+        self.results: dict = {}
+        self.codes: dict[str, str] = {}
+        self.started_at: Optional[float] = None
+        self._timer_tokens: dict[str, int] = {}
+        self._next_token = 1
+        self._errors_in_a_row = 0
+        self._last_views: dict[str, dict] = {}
+
+    # ------------------------------------------------------------------------------------------------------------
+    @property
+    def persons(self) -> list[str]:
+        return [s for s, i in self.seats.items() if i.kind == "person"]
+
+    @property
+    def over(self) -> bool:
+        return self.phase == "over"
+
+    def name_of(self, seat: str) -> str:
+        return self.seats[seat].name or seat
+
+    def start_record(self) -> dict:
+        return {
+            "task": self.game.task,
+            "seed": self.game.seed,
+            "options": self.game.options,
+            "instance": self.game.instance(),
+            "seats": {s: asdict(i) for s, i in self.seats.items()},
+            "timers": asdict(self.timers),
+        }
+
+    def views(self) -> list[View]:
+        """The current view of every seat (for re-syncing pages after a reconnect or restart)."""
+        return [View(s, self._view(s)) for s in self.seats]
+
+    # ------------------------------------------------------------------------------------------------------------
+    def open(self, t: float = 0.0) -> list[Effect]:
+        """Announce the game. Starts at once when no person has to join."""
+        if self.phase != "new":
+            raise RuntimeError("match already opened")
+        self.phase = "waiting"
+        effects: list[Effect] = [LogEvent("game_start", self.start_record())]
+        if self.persons and self.timers.join_timeout:
+            effects.append(self._set_timer("core:join", self.timers.join_timeout))
+        if self.present >= set(self.seats):
+            effects += self._start(t)
+        return effects
+
+    def handle(self, inp: Input) -> list[Effect]:
+        if self.phase == "new":
+            raise RuntimeError("open() the match before handling inputs")
+        self.seq += 1
+        effects: list[Effect] = [LogEvent("game_input", {"seq": self.seq, "input": input_to_json(inp)})]
+        if self.phase == "over":
+            if isinstance(inp, (Chat, Command, Action)):
+                effects.append(Message("This game has ended; thank you for playing.", to=inp.seat, kind="error"))
+            return effects
+        if isinstance(inp, Join):
+            return effects + self._on_join(inp)
+        if isinstance(inp, Leave):
+            return effects + self._on_leave(inp)
+        if isinstance(inp, TimerFired):
+            return effects + self._on_timer(inp)
+        if isinstance(inp, Abort):
+            return effects + self._finish(inp.status, inp.t, self.game.results() if self.phase == "playing" else {},
+                                          inp.reason or None)
+        return effects + self._on_move(inp)
+
+    # ------------------------------------------------------------------------------------------------------------
+    def _on_join(self, inp: Join) -> list[Effect]:
+        if inp.seat not in self.seats:
+            return []
+        effects: list[Effect] = []
+        was_present = inp.seat in self.present
+        self.present.add(inp.seat)
+        if self.phase == "playing" and f"core:left:{inp.seat}" in self._timer_tokens:
+            effects.append(self._cancel_timer(f"core:left:{inp.seat}"))
+            effects.append(Message(f"{self.name_of(inp.seat)} is back."))
+        if self.phase == "waiting" and self.present >= set(self.seats):
+            effects += self._start(inp.t)
+        elif self.phase == "waiting" and not was_present:
+            effects.append(Message("Welcome! The game starts as soon as your partner arrives.", to=inp.seat))
+        if self.phase != "waiting":
+            # A (re)joining page needs its state again.
+            effects.append(View(inp.seat, self._view(inp.seat)))
+        return effects
+
+    def _on_leave(self, inp: Leave) -> list[Effect]:
+        if inp.seat not in self.seats or self.seats[inp.seat].kind != "person":
+            return []
+        self.present.discard(inp.seat)
+        if self.phase == "playing" and self.timers.partner_left_grace:
+            grace = self.timers.partner_left_grace
+            return [
+                self._set_timer(f"core:left:{inp.seat}", grace),
+                Message(f"{self.name_of(inp.seat)} left the room. Waiting up to {_duration(grace)} for them to return."),
+            ]
+        return []
+
+    def _on_timer(self, inp: TimerFired) -> list[Effect]:
+        if self._timer_tokens.get(inp.name) != inp.token:
+            return []  # cancelled or superseded
+        del self._timer_tokens[inp.name]
+        if inp.name == "core:join":
+            if self.phase == "waiting":
+                return self._finish("no_partner", inp.t, {},
+                                    "Sorry, no partner arrived in time. You will be paid for waiting.")
+            return []
+        if inp.name == "core:inactivity_warning":
+            left = _duration(self.timers.inactivity_warning)
+            return [Message(f"Are you still there? The game closes in {left} unless someone acts.")]
+        if inp.name == "core:inactivity":
+            return self._finish("timeout", inp.t, self.game.results(), "The game was closed after a long inactivity.")
+        if inp.name.startswith("core:left:"):
+            seat = inp.name.split(":", 2)[2]
+            return self._finish("partner_left", inp.t, self.game.results(),
+                                f"{self.name_of(seat)} did not come back, so the game has ended.")
+        return self._run(lambda ctx: self.game.on_timer(ctx, inp.name), inp.t, None)
+
+    def _on_move(self, inp) -> list[Effect]:
+        seat = inp.seat
+        if seat not in self.seats:
+            return []
+        if self.phase == "waiting":
+            if isinstance(inp, Chat):
+                return [ChatShown(seat, inp.text)]
+            return [Message("Please wait: the game starts as soon as your partner arrives.", to=seat, kind="error")]
+        effects: list[Effect] = []
+        if isinstance(inp, Chat):
+            if len(inp.text) > MAX_CHAT_CHARS:
+                return [Message(f"Your message is too long (over {MAX_CHAT_CHARS} characters) and was not sent.", to=seat, kind="error")]
+            effects.append(ChatShown(seat, inp.text))
+            call = lambda ctx: self.game.on_chat(ctx, seat, inp.text)  # noqa: E731
+        elif isinstance(inp, Command):
+            if inp.name in ("help", ""):
+                return [Message(self._help_text(), to=seat)]
+            if len(inp.args) > MAX_ARGS or any(len(a) > 200 for a in inp.args):
+                return [Message("That command has too many or too long arguments.", to=seat, kind="error")]
+            call = lambda ctx: self.game.on_command(ctx, seat, inp.name, inp.args)  # noqa: E731
+        else:
+            problem = _check_payload(inp.payload)
+            if problem:
+                return [Message(f"That page action was not accepted: {problem}.", to=seat, kind="error")]
+            call = lambda ctx: self.game.on_action(ctx, seat, inp.payload)  # noqa: E731
+        effects += self._reset_inactivity()
+        return effects + self._run(call, inp.t, seat)
+
+    def _run(self, call: Callable[[Context], None], t: float, seat: Optional[str]) -> list[Effect]:
+        """Run a rule handler with rollback: a rejected or failing move changes nothing."""
+        saved = copy.deepcopy(self.game)
+        ctx = Context(t, seat)
+        try:
+            call(ctx)
+        except RuleError as exc:
+            self.game = saved
+            self._errors_in_a_row = 0
+            return [Message(str(exc), to=seat, kind="error"), LogEvent("move_rejected", {"seat": seat, "reason": str(exc)})]
+        except Exception as exc:  # a bug in the rules must not take the room (or the process) down
+            self.game = saved
+            self._errors_in_a_row += 1
+            effects: list[Effect] = [LogEvent("error", {
+                "seat": seat, "error": f"{type(exc).__name__}: {exc}",
+                "trace": traceback.format_exc(limit=6)[-2000:],
+            })]
+            if self._errors_in_a_row >= MAX_CONSECUTIVE_ERRORS:
+                return effects + self._finish("error", t, {}, "Sorry, the game ran into a technical problem and was closed. You will be paid.")
+            if seat is not None:
+                effects.append(Message("Sorry, something went wrong while handling that; nothing changed. Please try again.", to=seat, kind="error"))
+            return effects
+        self._errors_in_a_row = 0
+        effects = ctx.effects + self._changed_views()
+        if ctx.ended:
+            status, results = ctx.ended
+            effects += self._finish(status, t, {**self.game.results(), **results})
+        return effects
+
+    # ------------------------------------------------------------------------------------------------------------
+    def _start(self, t: float) -> list[Effect]:
+        self.phase = "playing"
+        self.started_at = t
+        effects: list[Effect] = []
+        if "core:join" in self._timer_tokens:
+            effects.append(self._cancel_timer("core:join"))
+        effects += self._reset_inactivity()
+        return effects + self._run(self.game.start, t, None)
+
+    def _finish(self, status: str, t: float, results: dict, reason: Optional[str] = None) -> list[Effect]:
+        self.phase = "over"
+        self.status = status
+        duration = None if self.started_at is None else round(t - self.started_at, 3)
+        self.results = {**results, "status": status, "duration": duration}
+        effects: list[Effect] = [self._cancel_timer(n) for n in list(self._timer_tokens)]
+        if reason:
+            effects.append(Message(reason))
+        effects.append(LogEvent("game_end", {"status": status, "results": self.results}))
+        bonus = results.get("bonus", {}) if isinstance(results.get("bonus"), dict) else {}
+        for seat in self.persons:
+            code = self.code_source()
+            self.codes[seat] = code
+            data = {"status_txt": STATUS_TXT.get(status, status), "confirmation_token": code}
+            if seat in bonus:
+                data["reward"] = bonus[seat]
+            effects.append(LogEvent("confirmation_log", data, to=seat))
+            effects.append(Message(self.completion.message(code), to=seat, html=self.completion.is_html))
+        effects += self._changed_views()
+        effects.append(GameOver(status, self.results))
+        return effects
+
+    def _help_text(self) -> str:
+        lines = ["Commands:"] + [f"  {usage}" for usage in self.game.commands().values()] + ["  /help: this list"]
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------------------------------------------------
+    def _timers_on(self) -> bool:
+        return bool(self.persons)
+
+    def _set_timer(self, name: str, seconds: float) -> SetTimer:
+        token = self._next_token
+        self._next_token += 1
+        self._timer_tokens[name] = token
+        return SetTimer(name, seconds, token)
+
+    def _cancel_timer(self, name: str) -> CancelTimer:
+        self._timer_tokens.pop(name, None)
+        return CancelTimer(name)
+
+    def _reset_inactivity(self) -> list[Effect]:
+        if not (self._timers_on() and self.timers.inactivity):
+            return []
+        out: list[Effect] = [self._set_timer("core:inactivity", self.timers.inactivity)]
+        if self.timers.inactivity_warning and self.timers.inactivity > self.timers.inactivity_warning:
+            out.append(self._set_timer("core:inactivity_warning", self.timers.inactivity - self.timers.inactivity_warning))
+        return out
+
+    def pending_timers(self) -> dict[str, int]:
+        """Timer name -> token still armed (a restored match re-arms these)."""
+        return dict(self._timer_tokens)
+
+    # ------------------------------------------------------------------------------------------------------------
+    def _view(self, seat: str) -> dict:
+        data = dict(self.game.view(seat)) if self.phase in ("playing", "over") else {}
+        data["core"] = {
+            "phase": self.phase, "seat": seat, "task": self.game.task,
+            "status": self.status, "code": self.codes.get(seat),
+        }
+        return data
+
+    def _changed_views(self) -> list[View]:
+        out = []
+        for seat in self.seats:
+            v = self._view(seat)
+            if self._last_views.get(seat) != v:
+                self._last_views[seat] = v
+                out.append(View(seat, v))
+        return out
+
+
+def _check_payload(payload) -> Optional[str]:
+    if not isinstance(payload, dict):
+        return "expected a JSON object"
+    try:
+        size = len(json.dumps(payload))
+    except (TypeError, ValueError):
+        return "it is not valid JSON"
+    if size > MAX_ACTION_BYTES:
+        return f"it is too large ({size} bytes, limit {MAX_ACTION_BYTES})"
+    return None
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 60 and seconds % 60 == 0:
+        m = int(seconds // 60)
+        return f"{m} minute" + ("s" if m != 1 else "")
+    return f"{int(seconds)} seconds"
