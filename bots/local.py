@@ -54,7 +54,8 @@ def play_game(
     """Play one game to the end and return its record. `show` receives transcript lines (None = silent)."""
     options = {"index": index, **(options or {})}
     names = seat_names(spec)
-    seats = {s: SeatInfo("person" if s in person_seats else "agent", names[s]) for s in spec.seats}
+    seats = {s: SeatInfo("person", names[s]) if s in person_seats else SeatInfo("agent", names[s], agents[s])
+             for s in spec.seats}
     game = spec.game_class(seed, options)
     match = Match(game, seats, timers=LOCAL_TIMERS)
     brains = {s: spec.make_brain(agents[s], s, seed * 31 + i, llm) for i, s in enumerate(spec.seats)
@@ -95,7 +96,8 @@ def play_game(
             log.close()
     usage = _sum_usage(brains.values())
     results = dict(match.results)
-    results.setdefault("tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0))
+    # Brains count their own LLM tokens; the game cannot know them.
+    results["tokens"] = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
     return GameRecord(index, seed, dict(agents), results, log_path, usage)
 
 

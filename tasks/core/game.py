@@ -16,9 +16,11 @@ def esc(text: Any) -> str:
 class Context:
     """Collects the effects of one handled input. Rules call these methods instead of building effects."""
 
-    def __init__(self, t: float, seat: Optional[str] = None):
+    def __init__(self, t: float, seat: Optional[str] = None, turn: bool = True):
         self.t = t
         self.seat = seat  # who caused this input (None for timers and start)
+        # False for the 2nd..nth move of one agent turn: turn limits should count it as part of the same turn.
+        self.turn = turn
         self.effects: list[Effect] = []
         self.ended: Optional[tuple[str, dict]] = None
 

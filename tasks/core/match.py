@@ -54,6 +54,7 @@ MAX_CONSECUTIVE_ERRORS = 3
 class SeatInfo:
     kind: str = "agent"  # "person" or "agent"
     name: str = ""
+    agent: str = ""  # the brain's name for agent seats (recorded so evaluations can group games by agent pair)
 
 
 @dataclass
@@ -234,12 +235,12 @@ class Match:
                 return [Message(f"That page action was not accepted: {problem}.", to=seat, kind="error")]
             call = lambda ctx: self.game.on_action(ctx, seat, inp.payload)  # noqa: E731
         effects += self._reset_inactivity()
-        return effects + self._run(call, inp.t, seat)
+        return effects + self._run(call, inp.t, seat, inp.turn)
 
-    def _run(self, call: Callable[[Context], None], t: float, seat: Optional[str]) -> list[Effect]:
+    def _run(self, call: Callable[[Context], None], t: float, seat: Optional[str], turn: bool = True) -> list[Effect]:
         """Run a rule handler with rollback: a rejected or failing move changes nothing."""
         saved = copy.deepcopy(self.game)
-        ctx = Context(t, seat)
+        ctx = Context(t, seat, turn)
         try:
             call(ctx)
         except RuleError as exc:

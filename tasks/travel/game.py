@@ -1,0 +1,466 @@
+"""TRAVELING ADVENTURERS: the rules of one game (two seats, one authoritative agreed path).
+
+Seats: "light" (the person's world in the paper, moves first) and "ghost" (the bot's world). Each seat sees only its
+own coins per hallway; the pair earns the joint coins of one closed tour from the start room through every room.
+
+Options (all optional):
+    boards        "preset" (PRESET_BOARDS[index % 6]; default), "generated" (generate_board(rooms, seed)),
+                  "human" (the 6-room game of human_study_sequence(seed)), "tutorial" (its 4-room tutorial)
+    board         a Board JSON dict: play exactly this board (replay, hand-made boards); overrides `boards`
+    rooms         rooms of a generated board (default 6)
+    index         game number in a batch (picks the preset board; default: seed)
+    turn_limit    turns per player (default 15; None = unlimited)
+    wmin, wmax    coin range of generated boards (default 1, 10)
+    greedy_fails  generated boards must defeat greedy play on joint coins (default False)
+    bonus_optimal bonus per person seat for an optimal tour (default 0.5)
+
+Turns: chat, /propose, /agree, /reject and /undo cost one turn; /share, /submit, /withdraw (and /help) are free, so
+a player who has used every turn can still reveal coins and finish an agreed tour. An input whose `turn` flag is
+False (the 2nd..nth move of one agent turn) is charged to the turn it belongs to, so one agent turn costs at most
+one turn. When both players have used all their turns the game ends as a timeout, unless the agreed path is already
+a complete tour: then only the free moves remain and the players may still submit it.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from tasks.core import Context, Game, ProposalCycle, RuleError, SubmitGate, TurnBudget
+
+from .board import ROOM_NAMES, Board, edge, is_valid_tour, normalize_tour, parse_rooms, percentile_rank
+from .generator import PRESET_BOARDS, generate_board, human_study_sequence
+from .solver import DP_HARD_MAX_FREE, best_tour, best_tours
+
+SEAT_NAMES = {"light": "Light", "ghost": "Ghost"}
+FREE_COMMANDS = ("share", "submit", "withdraw")
+
+
+def edge_key(e: Sequence[str]) -> str:
+    """JSON key of a hallway: "A-B" with the letters sorted (the key used in views and logs)."""
+    u, v = edge(e[0], e[1])
+    return f"{u}-{v}"
+
+
+def fmt_path(path: Sequence[str]) -> str:
+    return "-".join(path)
+
+
+class TravelGame(Game):
+    task = "travel"
+    title = "Traveling Adventurers"
+    seats = ("light", "ghost")
+    person_seat_order = ("light", "ghost")
+
+    def __init__(self, seed: int, options: Optional[dict] = None):
+        super().__init__(seed, options)
+        self.board, self.board_id = self._make_board()
+        b = self.board
+        self.turn_limit = self.options.get("turn_limit", 15)
+        self.bonus_optimal = float(self.options.get("bonus_optimal", 0.5))
+        # The optimum is fixed by the board; computing it once keeps instance() and the results consistent.
+        if b.n - 1 <= DP_HARD_MAX_FREE:
+            tours, value = best_tours(b.joint_weights, b.rooms, b.start, distinct_cycles=True, limit=20)
+        else:
+            tour, value = best_tour(b.joint_weights, b.rooms, b.start)
+            tours = [tour]
+        self.optimum = int(round(value))
+        self.optimal_tours = [list(t) for t in tours]
+        self.agreed: list[str] = [b.start]
+        self.proposals = ProposalCycle(self.seats)
+        self.gate = SubmitGate(self.seats, canon=self._canon)
+        self.budget = TurnBudget(self.seats, self.turn_limit)
+        self.shared: dict[str, list[str]] = {s: [] for s in self.seats}  # edge keys, in the order shared
+        self.messages = {s: 0 for s in self.seats}
+        self.proposal_count = {s: 0 for s in self.seats}
+        self._charged = {s: False for s in self.seats}  # has the seat's current turn been charged yet?
+        self._final_call = False
+        self._end_status: Optional[str] = None
+        self._final: Optional[dict] = None
+
+    # ------------------------------------------------------------------------------------------------------------
+    # set-up
+
+    def _make_board(self) -> tuple[Board, str]:
+        o = self.options
+        if o.get("board"):
+            board = Board.from_json(o["board"])
+            return board, board.name or "custom"
+        kind = o.get("boards", "preset")
+        if kind == "preset":
+            index = o.get("index")
+            i = (self.seed if index is None else int(index)) % len(PRESET_BOARDS)
+            return PRESET_BOARDS[i], f"preset-{i + 1}"
+        if kind == "generated":
+            n = int(o.get("rooms", 6))
+            board = generate_board(n, self.seed, wmin=int(o.get("wmin", 1)), wmax=int(o.get("wmax", 10)),
+                                   require_greedy_fails=bool(o.get("greedy_fails", False)))
+            return board, f"generated-{n}-{self.seed}"
+        if kind in ("human", "tutorial"):
+            tutorial, game = human_study_sequence(self.seed)
+            return (game, f"human-{self.seed}") if kind == "human" else (tutorial, f"tutorial-{self.seed}")
+        raise ValueError(f"unknown boards option {kind!r}; use preset, generated, human or tutorial")
+
+    def _canon(self, tour) -> tuple:
+        return normalize_tour(tour, self.board.start)
+
+    def instance(self) -> dict:
+        return {"board": self.board.to_json(), "board_id": self.board_id, "optimum": self.optimum,
+                "optimal_tours": self.optimal_tours, "turn_limit": self.turn_limit}
+
+    def start(self, ctx: Context) -> None:
+        b = self.board
+        rooms = ", ".join(f"{r} ({ROOM_NAMES.get(r, r)})" for r in b.rooms)
+        limit = "no turn limit" if self.turn_limit is None else f"{self.turn_limit} turns each"
+        ctx.say(
+            f"Welcome to Traveling Adventurers! The house has {b.n} rooms: {rooms}. Together, plan one round trip "
+            f"that starts and ends in {b.start} and visits every room exactly once. Each of you sees only your own "
+            f"coins on each hallway ({b.wmin} to {b.wmax}); you earn the coins of both worlds along the tour. "
+            f"Light moves first; {limit} (chat, /propose, /agree, /reject, /undo; /share and /submit are free). "
+            "Commands: /propose K or /propose L K B ..., /agree, /reject, /undo [K], /share L-K or /share all, "
+            "/submit. Type /help for details.")
+        for seat in self.seats:
+            coins = ", ".join(f"{edge_key(e)} {w}" for e, w in b.weights[seat].items())
+            ctx.say(f"You are in the {seat} world. Your coins per hallway: {coins}.", to=seat)
+
+    # ------------------------------------------------------------------------------------------------------------
+    # views and results
+
+    def partner(self, seat: str) -> str:
+        return self.seats[1] if seat == self.seats[0] else self.seats[0]
+
+    def view(self, seat: str) -> dict:
+        b = self.board
+        other = self.partner(seat)
+        pending = None
+        p = self.proposals.pending
+        if p is not None:
+            pending = {"by": p.by, "mine": p.by == seat, "path": list(p.value["path"]), "kind": p.value["kind"]}
+        mine = self.gate.submitted.get(seat)
+        theirs = self.gate.submitted.get(other)
+        return {
+            "rooms": [{"id": r, "name": ROOM_NAMES.get(r, r)} for r in b.rooms],
+            "start": b.start,
+            "world": seat,
+            "my_coins": {edge_key(e): w for e, w in b.weights[seat].items()},
+            # Only what the partner revealed with /share: never their other coins.
+            "partner_coins": {k: b.weights[other][edge(*k.split("-"))] for k in self.shared[other]},
+            "agreed": list(self.agreed),
+            "pending": pending,
+            "submitted": {"me": list(mine) if mine else None, "partner": theirs is not None},
+            "turns_left": {"me": self.budget.left(seat), "partner": self.budget.left(other)},
+            "result": self._final_view(),
+            # additions to the agreed schema (extra keys only)
+            "my_shared": list(self.shared[seat]),
+            "partner_submitted": list(theirs) if theirs else None,  # the partner's submitted tour (announced anyway)
+            "coin_range": [b.wmin, b.wmax],
+            "turn_limit": self.turn_limit,
+        }
+
+    def _final_view(self) -> Optional[dict]:
+        f = self._final
+        if f is None:
+            return None
+        keys = ("status", "score", "optimum", "percentile", "optimal_tour", "identical", "correct", "optimal", "tour")
+        return {k: f[k] for k in keys}
+
+    def _outcome(self, status: str) -> dict:
+        """Metrics of the submitted tours (identical / correct / optimal), for the results and the final view."""
+        b = self.board
+        subs = {s: self.gate.submitted.get(s) for s in self.seats}
+        both = all(subs.values())
+        identical = both and len({self._canon(t) for t in subs.values()}) == 1
+        tour = list(subs[self.seats[0]]) if identical else None
+        correct = bool(identical and is_valid_tour(b, tour)[0])
+        score = b.score(tour) if correct else 0
+        optimal = correct and score == self.optimum
+        percentile = round(percentile_rank(b, tour), 2) if correct else 0.0
+        return {
+            "status": status,
+            "identical": bool(identical), "correct": correct, "optimal": bool(optimal),
+            "score": int(score), "optimum": self.optimum,
+            "ratio": round(score / self.optimum, 4) if self.optimum else 0.0,
+            "percentile": percentile,
+            "tour": tour, "optimal_tour": list(self.optimal_tours[0]),
+            "submitted": {s: (list(t) if t else None) for s, t in subs.items()},
+        }
+
+    def results(self) -> dict:
+        """Called by the match when the game ends (also on timeouts the match decides); the final view shows it."""
+        if self._final is None:
+            self._final = self._outcome(self._end_status or "ended")
+        f = self._final
+        turns = dict(self.budget.used)
+        bonus = {s: self.bonus_optimal for s in self.seats} if f["optimal"] and self.bonus_optimal else {}
+        return {
+            **{k: v for k, v in f.items() if k != "status"},
+            "agreed": list(self.agreed),
+            "turns": sum(turns.values()), "turns_by_seat": turns,
+            "messages": sum(self.messages.values()), "messages_by_seat": dict(self.messages),
+            "proposals": sum(self.proposal_count.values()),
+            "shared": {s: len(v) for s, v in self.shared.items()},
+            "tokens": 0,  # filled in by the runtime from the brains' usage
+            "rooms": self.board.n, "board_id": self.board_id, "board_seed": self.board.seed, "seed": self.seed,
+            # The match pays it to person seats only.
+            "bonus": bonus,
+        }
+
+    def _end(self, ctx: Context, status: str) -> None:
+        self._end_status = status
+        self._final = self._outcome(status)
+        ctx.end(status)
+
+    # ------------------------------------------------------------------------------------------------------------
+    # turns
+
+    def _begin(self, ctx: Context, seat: str) -> None:
+        # The match gives no input object to the rules; a context flag (when the core provides it) marks the 2nd..nth
+        # move of one agent turn. Without it every input starts a new turn.
+        if ctx.turn:
+            self._charged[seat] = False
+
+    def _charge(self, ctx: Context, seat: str) -> None:
+        self._begin(ctx, seat)
+        if not self._charged[seat]:
+            self.budget.spend(seat)  # RuleError when the seat has no turns left (rolled back by the match)
+            self._charged[seat] = True
+
+    def _check_turns(self, ctx: Context) -> None:
+        if not self.budget.exhausted() or ctx.ended:
+            return
+        if self._agreed_complete():
+            if not self._final_call:
+                self._final_call = True
+                ctx.say(f"You have both used all your turns. /submit the agreed tour {fmt_path(self.agreed)} to finish.")
+            return
+        ctx.say("You have both used all your turns without agreeing on a tour, so the game is over.")
+        ctx.log("timeout", agreed=list(self.agreed))
+        self._end(ctx, "timeout")
+
+    # ------------------------------------------------------------------------------------------------------------
+    # helpers
+
+    def _agreed_complete(self) -> bool:
+        return len(self.agreed) == self.board.n + 1 and self.agreed[-1] == self.board.start
+
+    def _rooms(self, args: Sequence[str]) -> list[str]:
+        try:
+            rooms = parse_rooms(list(args), self.board)
+        except ValueError as exc:
+            raise RuleError(f"{str(exc)[:1].upper()}{str(exc)[1:]}.") from None
+        if not rooms:
+            raise RuleError("Name at least one room.")
+        return rooms
+
+    def _check_path(self, path: list[str], extension: bool) -> list[str]:
+        """Validate a path from the start room; close it when it visits every room. Returns the path."""
+        b = self.board
+        seen: set[str] = set()
+        for i, r in enumerate(path):
+            if r == b.start and i > 0:
+                if i != len(path) - 1:
+                    raise RuleError(f"The path returns to {b.start} before its end.")
+                skipped = [x for x in b.rooms if x not in seen]
+                if skipped:
+                    raise RuleError(f"That tour skips {', '.join(skipped)}: it must visit every room before "
+                                    f"returning to {b.start}.")
+                return path
+            if r in seen:
+                where = "already on the agreed path" if extension and r in self.agreed else "named twice"
+                raise RuleError(f"Room {r} is {where}; every room is visited once.")
+            seen.add(r)
+        if len(seen) == b.n:
+            path = path + [b.start]  # every room visited: the only way on is back to the start
+        return path
+
+    def _proposed_path(self, rooms: list[str]) -> tuple[list[str], str]:
+        b = self.board
+        closing = len(rooms) == 1 and rooms[0] == b.start and len(self.agreed) == b.n
+        if rooms[0] == b.start and not closing:
+            path, extension = self._check_path(list(rooms), False), False
+        else:
+            if self._agreed_complete():
+                raise RuleError(f"The agreed path is already a complete tour; propose a new tour from {b.start} "
+                                "or /undo.")
+            path, extension = self._check_path(self.agreed + list(rooms), True), True
+        if path == self.agreed:
+            raise RuleError("That is already the agreed path.")
+        if len(path) == b.n + 1:
+            kind = "tour"
+        elif path[:len(self.agreed)] == self.agreed:
+            kind = "extend"
+        else:
+            kind = "revise"
+        return path, kind
+
+    def _edges_arg(self, seat: str, args: Sequence[str]) -> list[str]:
+        if not args:
+            raise RuleError("Usage: /share L-K [B-A ...] or /share all")
+        if len(args) == 1 and args[0].lower() == "all":
+            return [edge_key(e) for e in self.board.edges]
+        out = []
+        for token in " ".join(args).replace(",", " ").split():
+            parts = token.split("-") if "-" in token else (list(token) if len(token) == 2 else [token])
+            if len(parts) != 2 or not all(parts):
+                raise RuleError(f"{token!r} is not a hallway; write it as two rooms like L-K (or /share all).")
+            a, c = self._rooms([parts[0]]), self._rooms([parts[1]])
+            if len(a) != 1 or len(c) != 1 or a[0] == c[0]:
+                raise RuleError(f"{token!r} is not a hallway; write it as two rooms like L-K.")
+            out.append(edge_key((a[0], c[0])))
+        return list(dict.fromkeys(out))
+
+    def _tour_arg(self, args: Sequence[str]) -> list[str]:
+        b = self.board
+        tour = self._rooms(args)
+        if len(tour) == b.n and len(set(tour)) == b.n and tour[0] == b.start:
+            tour = tour + [b.start]
+        ok, reason = is_valid_tour(b, tour)
+        if not ok:
+            raise RuleError(f"That is not a complete tour: {reason}.")
+        return tour
+
+    def _after_agreement(self, ctx: Context) -> None:
+        """A new agreed path makes submissions that contradict it stale: withdraw them (they can be re-submitted)."""
+        for seat, tour in list(self.gate.submitted.items()):
+            if not self._consistent(tour, self.agreed):
+                self.gate.withdraw(seat)
+                ctx.say(f"{SEAT_NAMES[seat]}'s submission {fmt_path(tour)} was withdrawn because the agreed path "
+                        "changed.")
+
+    def _consistent(self, tour: Sequence[str], path: Sequence[str]) -> bool:
+        k = len(path)
+        return list(tour[:k]) == list(path) or list(tour[::-1][:k]) == list(path)
+
+    # ------------------------------------------------------------------------------------------------------------
+    # chat and commands
+
+    def on_chat(self, ctx: Context, seat: str, text: str) -> None:
+        self._charge(ctx, seat)
+        self.messages[seat] += 1
+        self._check_turns(ctx)
+
+    def cmd_propose(self, ctx: Context, seat: str, args) -> None:
+        """/propose K or /propose L K B ...: propose the next room(s), or a path from the start (a revision or a full tour)"""
+        if not args:
+            raise RuleError("Usage: /propose K (the next room) or /propose L K B ... (a path or tour from the start).")
+        path, kind = self._proposed_path(self._rooms(args))
+        self._charge(ctx, seat)
+        prop, replaced = self.proposals.propose(seat, {"path": path, "kind": kind})
+        self.proposal_count[seat] += 1
+        what = {"tour": "the tour", "extend": "to continue with", "revise": "to change the path to"}[kind]
+        other = SEAT_NAMES[self.partner(seat)]
+        ctx.say(f"{SEAT_NAMES[seat]} proposes {what} {fmt_path(path)}. {other}: /agree or /reject?")
+        ctx.log("proposal", seat=seat, path=path, kind=kind, id=prop.id,
+                replaced=None if replaced is None else replaced.id)
+        self._check_turns(ctx)
+
+    def cmd_agree(self, ctx: Context, seat: str, args) -> None:
+        """/agree: accept your partner's open proposal"""
+        self._charge(ctx, seat)
+        prop = self.proposals.agree(seat)
+        ctx.log("response", seat=seat, answer="agree", id=prop.id if prop else None)
+        if prop is not None:
+            self.agreed = list(prop.value["path"])
+            ctx.log("agreed_path", path=list(self.agreed), kind=prop.value["kind"])
+            if self._agreed_complete():
+                ctx.say(f"{SEAT_NAMES[seat]} agrees. The agreed tour is {fmt_path(self.agreed)}: both /submit it "
+                        "to finish.")
+            else:
+                ctx.say(f"{SEAT_NAMES[seat]} agrees. The agreed path is now {fmt_path(self.agreed)}.")
+            self._after_agreement(ctx)
+        self._check_turns(ctx)
+
+    def cmd_reject(self, ctx: Context, seat: str, args) -> None:
+        """/reject: decline your partner's open proposal"""
+        self._charge(ctx, seat)
+        prop = self.proposals.reject(seat)
+        ctx.say(f"{SEAT_NAMES[seat]} rejects the proposal {fmt_path(prop.value['path'])}. The agreed path stays "
+                f"{fmt_path(self.agreed)}.")
+        ctx.log("response", seat=seat, answer="reject", id=prop.id)
+        self._check_turns(ctx)
+
+    def cmd_withdraw(self, ctx: Context, seat: str, args) -> None:
+        """/withdraw: take back your open proposal (or, if you have none, your submission)"""
+        self._begin(ctx, seat)
+        p = self.proposals.pending
+        if p is not None and p.by == seat:
+            self.proposals.withdraw(seat)
+            ctx.say(f"{SEAT_NAMES[seat]} withdrew the proposal {fmt_path(p.value['path'])}.")
+            ctx.log("response", seat=seat, answer="withdraw", id=p.id)
+        elif self.gate.withdraw(seat):
+            ctx.say(f"{SEAT_NAMES[seat]} withdrew their submission.")
+            ctx.log("submit", seat=seat, tour=None, outcome="withdrawn")
+        else:
+            raise RuleError("You have no open proposal or submission to withdraw.")
+
+    def cmd_undo(self, ctx: Context, seat: str, args) -> None:
+        """/undo [K]: propose going back to the agreed room K (default: one step back); your partner must agree"""
+        if len(self.agreed) <= 1:
+            raise RuleError(f"Nothing to undo: the agreed path is just {self.board.start}.")
+        if args:
+            rooms = self._rooms(args)
+            if len(rooms) != 1:
+                raise RuleError("Usage: /undo K, with K a room on the agreed path.")
+            k = rooms[0]
+            if k not in self.agreed:
+                raise RuleError(f"Room {k} is not on the agreed path {fmt_path(self.agreed)}.")
+            path = self.agreed[:self.agreed.index(k) + 1]
+            if path == self.agreed:
+                raise RuleError(f"The agreed path already ends in {k}.")
+        else:
+            path = self.agreed[:-1]
+        self._charge(ctx, seat)
+        prop, replaced = self.proposals.propose(seat, {"path": path, "kind": "revise"})
+        self.proposal_count[seat] += 1
+        other = SEAT_NAMES[self.partner(seat)]
+        ctx.say(f"{SEAT_NAMES[seat]} proposes to go back to {path[-1]}: the path would be {fmt_path(path)}. "
+                f"{other}: /agree or /reject?")
+        ctx.log("proposal", seat=seat, path=path, kind="revise", undo=True, id=prop.id,
+                replaced=None if replaced is None else replaced.id)
+        self._check_turns(ctx)
+
+    def cmd_share(self, ctx: Context, seat: str, args) -> None:
+        """/share L-K [B-A ...] or /share all: show your own coins on these hallways to your partner"""
+        self._begin(ctx, seat)
+        keys = [k for k in self._edges_arg(seat, args) if k not in self.shared[seat]]
+        if not keys:
+            raise RuleError("You have already shared those coins.")
+        self.shared[seat].extend(keys)
+        w = self.board.weights[seat]
+        coins = {k: w[edge(*k.split("-"))] for k in keys}
+        ctx.say(f"{SEAT_NAMES[seat]} shares their coins: " + ", ".join(f"{k} {v}" for k, v in coins.items()) + ".")
+        ctx.log("share", seat=seat, coins=coins)
+
+    def cmd_submit(self, ctx: Context, seat: str, args) -> None:
+        """/submit or /submit L K B ... L: submit the agreed tour (or that tour); the game ends when both submitted the same"""
+        self._begin(ctx, seat)
+        if args:
+            tour = self._tour_arg(args)
+        elif self._agreed_complete():
+            tour = list(self.agreed)
+        else:
+            raise RuleError(f"The agreed path {fmt_path(self.agreed)} is not a complete tour yet: agree on a full "
+                            f"tour first, or /submit {' '.join(self.board.rooms)} {self.board.start}.")
+        mine = self.gate.submitted.get(seat)
+        if mine is not None and self._canon(mine) == self._canon(tour):
+            raise RuleError("You have already submitted this tour; waiting for your partner.")
+        outcome = self.gate.submit(seat, tour)
+        ctx.log("submit", seat=seat, tour=tour, outcome=outcome)
+        other = SEAT_NAMES[self.partner(seat)]
+        if outcome == "complete":
+            self._end(ctx, "completed")
+            f = self._final
+            ctx.log("score", **{k: f[k] for k in ("score", "optimum", "percentile", "ratio", "optimal", "tour")})
+            ctx.say(f"Both submitted the tour {fmt_path(tour)}: {f['score']} coins together (the best possible is "
+                    f"{f['optimum']}, e.g. {fmt_path(f['optimal_tour'])}). Your score: {f['percentile']:.0f} out "
+                    "of 100.")
+            return
+        if outcome == "waiting":
+            agreed_note = "" if self._agreed_complete() and self._canon(self.agreed) == self._canon(tour) else \
+                " (this is not the agreed path yet)"
+            ctx.say(f"{SEAT_NAMES[seat]} submitted the tour {fmt_path(tour)}{agreed_note}. {other}: submit the same "
+                    "tour to finish (/submit), or keep talking.")
+            return
+        theirs = self.gate.submitted[self.partner(seat)]
+        ctx.say(f"The submitted tours differ: {SEAT_NAMES[seat]} {fmt_path(tour)}, {other} {fmt_path(theirs)}. "
+                "Agree on one tour and submit it again.")
+        if self.budget.exhausted():
+            self._end(ctx, "timeout")

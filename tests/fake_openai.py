@@ -1,0 +1,297 @@
+"""A scriptable fake OpenAI-compatible HTTP server for tests (loopback only, stdlib only).
+
+Usage::
+
+    from fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as fake:
+        fake.script(["first answer", {"status": 500}, {"json": {"move": "pass"}}])
+        client = openai.OpenAI(base_url=fake.url, api_key="sk-test")   # fake.url ends in /v1
+        ...
+        assert fake.requests[0]["json"]["model"] == "test-model"
+        assert fake.requests[0]["headers"]["authorization"] == "Bearer sk-test"
+
+Endpoints
+    ``POST /v1/chat/completions``  answers with the next script entry (see below), then with ``default_responder``.
+    ``GET  /v1/models``            lists ``models`` (handy for health checks); not scripted, not recorded.
+
+Script entries (consumed one per chat request, in order):
+    ``"text"``                  a normal ``chat.completion`` whose message content is ``"text"``.
+    ``{"json": obj}``           content is ``json.dumps(obj)``.
+    ``{"content": "text"}``     same as a plain string; may be combined with the keys below.
+    ``{"status": 500}``         an error with an OpenAI-style body ``{"error": {"message", "type", "code"}}``;
+                                ``"error": "message"`` sets the message. Works for any status (400, 401, 429, 503...).
+    ``{"hang": seconds}``       sleeps that long before answering (to provoke client timeouts); combine with other
+                                keys to choose what is eventually sent (default: the default responder's answer).
+    ``{"drop": True}``          closes the connection without any response (a connection error for the client).
+    ``{"body": obj}``           sends ``obj`` verbatim as the JSON body (with ``"status"``, default 200).
+    optional keys for successful answers: ``"usage": {...}`` (overrides the token counts) or ``"usage": None``
+    (omits the usage block), ``"finish_reason": "length"``, ``"model": "name"``, ``"headers": {...}``
+    (extra response headers, e.g. ``{"Retry-After": "1"}``).
+    a callable ``fn(request_json)`` returning a string (the content) or any of the dict entries above.
+
+The default responder (``fake.default_responder``, also the ``default=`` constructor argument) is used once the
+script is exhausted; it has the callable signature above and by default returns ``"OK"``.
+
+Recorded traffic: ``fake.requests`` is a list of dicts ``{"method", "path", "headers", "json"}`` (header names are
+lower-cased) for every chat request, including those answered with errors. ``fake.last`` is the last one.
+Token counts, when not scripted, are deterministic: prompt = total characters of message contents // 4 (at
+least 1), completion = characters of the content // 4 (at least 1).
+
+Set ``api_key=`` to make the server reject (401) requests without ``Authorization: Bearer <api_key>``.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Iterable
+
+__all__ = ["FakeOpenAI"]
+
+Responder = Callable[[dict], Any]
+
+_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+                404: "not_found_error", 429: "rate_limit_exceeded"}
+
+
+def _default_responder(request_json: dict) -> str:
+    return "OK"
+
+
+def _text_of(content: Any) -> str:
+    """The text of a message content (a string, or a list of content parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = True
+
+    def __init__(self, fake: "FakeOpenAI"):
+        self.fake = fake
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+    def handle_error(self, request, client_address):  # clients that time out close the socket; stay quiet
+        pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):  # keep test output clean
+        pass
+
+    # -- helpers -------------------------------------------------------------------------------------
+    def _send_json(self, status: int, body: Any, headers: dict | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, str(v))
+        self.end_headers()
+        try:
+            self.wfile.write(data)
+            self.wfile.flush()
+        except OSError:
+            pass
+
+    def _read_json(self) -> Any:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            return json.loads(raw or b"null")
+        except ValueError:
+            return None
+
+    # -- endpoints -----------------------------------------------------------------------------------
+    def do_GET(self):
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            fake = self.server.fake
+            self._send_json(200, {"object": "list", "data": [
+                {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models]})
+        else:
+            self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found_error",
+                                            "code": None}})
+
+    def do_POST(self):
+        fake = self.server.fake
+        body = self._read_json()
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path not in ("/v1/chat/completions", "/chat/completions"):
+            self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found_error",
+                                            "code": None}})
+            return
+        record = {"method": "POST", "path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
+                  "json": body}
+        if fake.api_key is not None and record["headers"].get("authorization") != f"Bearer {fake.api_key}":
+            fake._record(record)  # recorded, but does not consume a script entry
+            self._send_json(401, {"error": {"message": "Incorrect API key provided.", "type": "authentication_error",
+                                            "code": "invalid_api_key"}})
+            return
+        entry = fake._next_entry(record)
+        request_json = body if isinstance(body, dict) else {}
+        if callable(entry):
+            entry = entry(request_json)
+        if isinstance(entry, str):
+            entry = {"content": entry}
+        if not isinstance(entry, dict):
+            raise TypeError(f"unsupported script entry {entry!r}")
+
+        if "hang" in entry:
+            fake._sleep(float(entry["hang"]))
+            if fake._stopped.is_set():
+                return
+        if entry.get("drop"):
+            self.close_connection = True
+            try:
+                self.connection.shutdown(2)
+            except OSError:
+                pass
+            return
+        status = int(entry.get("status", 200))
+        headers = entry.get("headers")
+        if "body" in entry:
+            self._send_json(status, entry["body"], headers)
+            return
+        if status >= 400:
+            message = entry.get("error") or f"fake error {status}"
+            err_type = _ERROR_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+            self._send_json(status, {"error": {"message": message, "type": err_type, "param": None,
+                                               "code": entry.get("code")}}, headers)
+            return
+
+        if "json" in entry:
+            content = json.dumps(entry["json"])
+        elif "content" in entry:
+            content = entry["content"]
+        else:
+            produced = fake.default_responder(request_json)
+            content = produced if isinstance(produced, str) else json.dumps(produced)
+        self._send_json(200, fake._completion(request_json, content, entry), headers)
+
+
+class FakeOpenAI:
+    """A fake OpenAI-compatible server on 127.0.0.1 (free port), run in a background thread.
+
+    Use as a context manager (or call ``start()`` / ``stop()``). ``url`` is the base_url for ``openai.OpenAI``.
+    """
+
+    def __init__(self, default: Responder | None = None, *, api_key: str | None = None,
+                 models: Iterable[str] = ("fake-model",)):
+        self.default_responder: Responder = default or _default_responder
+        self.api_key = api_key
+        self.models = list(models)
+        self.requests: list[dict] = []
+        self._script: deque = deque()
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------------------
+    def start(self) -> "FakeOpenAI":
+        if self._server is None:
+            self._stopped.clear()
+            self._server = _Server(self)
+            self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                            name="fake-openai", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._stopped.set()  # wakes up hanging handlers
+            self._server.shutdown()
+            self._server.server_close()
+            self._thread.join(timeout=5)
+            self._server = self._thread = None
+
+    def __enter__(self) -> "FakeOpenAI":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("FakeOpenAI is not running")
+        return self._server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        """The base_url to give to an OpenAI client, e.g. ``http://127.0.0.1:54321/v1``."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- scripting -------------------------------------------------------------------------------------
+    def script(self, entries: Iterable[Any]) -> "FakeOpenAI":
+        """Append entries to the script (see the module docstring); returns self."""
+        with self._lock:
+            self._script.extend(entries)
+        return self
+
+    def reset(self) -> None:
+        """Forget the remaining script and the recorded requests."""
+        with self._lock:
+            self._script.clear()
+            self.requests.clear()
+
+    @property
+    def remaining(self) -> int:
+        """How many script entries have not been used yet."""
+        with self._lock:
+            return len(self._script)
+
+    @property
+    def last(self) -> dict | None:
+        with self._lock:
+            return self.requests[-1] if self.requests else None
+
+    # -- internals -------------------------------------------------------------------------------------
+    def _record(self, record: dict) -> None:
+        with self._lock:
+            self.requests.append(record)
+
+    def _next_entry(self, record: dict) -> Any:
+        with self._lock:
+            self.requests.append(record)
+            if self._script:
+                return self._script.popleft()
+        return {}  # empty dict entry → the default responder answers
+
+    def _sleep(self, seconds: float) -> None:
+        self._stopped.wait(seconds)
+
+    def _completion(self, request_json: dict, content: str, entry: dict) -> dict:
+        messages = request_json.get("messages") or []
+        prompt_chars = sum(len(_text_of(m.get("content"))) for m in messages if isinstance(m, dict))
+        body = {
+            "id": f"chatcmpl-fake{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": entry.get("model") or request_json.get("model") or "fake-model",
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "logprobs": None,
+                "finish_reason": entry.get("finish_reason", "stop"),
+            }],
+        }
+        if "usage" not in entry:
+            p, c = max(1, prompt_chars // 4), max(1, len(content) // 4)
+            body["usage"] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+        elif entry["usage"] is not None:
+            usage = dict(entry["usage"])
+            usage.setdefault("total_tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0))
+            body["usage"] = usage
+        return body
