@@ -1,0 +1,1 @@
+"""Running a study: provisioning, pairing, log download, and replay of logged games (transcripts, tables, plots)."""
