@@ -1,0 +1,209 @@
+"""`./run_bot.sh logs download --task T [--out DIR] [--config FILE]`: every room of a Slurk task, from Slurk's REST log
+API, as one JSON-lines file per room (`<out>/<room>.jsonl`, rows exactly as Slurk returns them, ordered by log id:
+the same shape as slurk-bots' download_logs output). `bots.study.replay` reads the folder as it is.
+
+The task's rooms are the rooms with the task's layout (`GET /tasks/T` -> layout_id -> `GET /rooms?layout_id=`), plus
+any other room that has a `game_start` row and a member whose token belongs to task T (e.g. a room created with
+another layout). Rooms without any log row are reported, not written. Completion codes handed out in the waiting
+room (people who found no partner) are collected into `<out>/waiting_room_codes.csv`, since they have to be paid too.
+
+T is the Slurk task id (or its name, when exactly one task has it). The admin token comes from SLURK_ADMIN_TOKEN or
+slurk.admin_token in --config, the server from SLURK_URL or slurk.url.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Optional
+
+from bots.config import ConfigError
+from bots.slurk.rest import SlurkAPIError, SlurkREST
+
+from .provision import read_study_config, write_text
+
+
+@dataclass
+class RoomLog:
+    room: int
+    rows: int
+    path: Optional[str]
+    found_by: str  # "layout" or "game_start"
+    events: Counter = field(default_factory=Counter)
+
+
+@dataclass
+class DownloadReport:
+    task: dict
+    out: str
+    rooms: list[RoomLog] = field(default_factory=list)
+    empty: list[int] = field(default_factory=list)
+    codes_csv: Optional[str] = None
+    waiting_codes: int = 0
+
+    @property
+    def files(self) -> list[str]:
+        return [r.path for r in self.rooms if r.path]
+
+    @property
+    def total_rows(self) -> int:
+        return sum(r.rows for r in self.rooms)
+
+
+def resolve_task(rest: SlurkREST, task: str) -> dict:
+    if str(task).strip().isdigit():
+        try:
+            return rest.get_task(int(task))
+        except SlurkAPIError as exc:
+            if exc.status == 404:
+                raise ConfigError(f"The server has no task {task}.") from None
+            raise
+    found = rest.request("GET", "/tasks", params={"name": task}) or []
+    if len(found) != 1:
+        raise ConfigError(f"{'No' if not found else len(found)} task(s) named {task!r} on the server; "
+                          "pass the task id instead.")
+    return found[0]
+
+
+def download_task_logs(rest: SlurkREST, task: dict, out: str) -> DownloadReport:
+    task_id = int(task["id"])
+    report = DownloadReport(task, out)
+    by_layout = sorted(int(r["id"]) for r in rest.get_rooms(layout_id=task["layout_id"]))
+    logs: dict[int, list] = {}
+    user_task: dict[int, Optional[int]] = {}
+
+    def task_of(uid: int) -> Optional[int]:
+        if uid not in user_task:
+            try:
+                t = rest.get_user_task(uid)
+            except SlurkAPIError as exc:
+                if exc.status != 404:
+                    raise
+                t = None
+            user_task[uid] = int(t["id"]) if t and t.get("id") is not None else None
+        return user_task[uid]
+
+    found = [(r, "layout") for r in by_layout]
+    starts = rest.get_logs(event="game_start")
+    for room in sorted({int(x["room_id"]) for x in starts if x.get("room_id") is not None} - set(by_layout)):
+        logs[room] = rest.get_logs(room_id=room)
+        users = {int(u) for x in logs[room] for u in (x.get("user_id"), x.get("receiver_id")) if u is not None}
+        if any(task_of(u) == task_id for u in sorted(users)):
+            found.append((room, "game_start"))
+    os.makedirs(out, exist_ok=True)
+    for room, how in sorted(found):
+        rows = logs[room] if room in logs else rest.get_logs(room_id=room)
+        rows = sorted(rows, key=lambda x: x.get("id", 0))
+        if not rows:
+            report.empty.append(room)
+            continue
+        path = os.path.join(out, f"{room}.jsonl")
+        write_text(path, "".join(json.dumps(r) + "\n" for r in rows))
+        report.rooms.append(RoomLog(room, len(rows), path, how, Counter(r.get("event") for r in rows)))
+    _waiting_room_codes(rest, task_id, out, report)
+    return report
+
+
+def _waiting_room_codes(rest: SlurkREST, task_id: int, out: str, report: DownloadReport) -> None:
+    """Codes the concierge gave in the waiting room(s) of the task's participants (no partner)."""
+    try:
+        tokens = rest.request("GET", "/tokens", params={"task_id": task_id}) or []
+    except SlurkAPIError:
+        return
+    rooms = sorted({int(t["room_id"]) for t in tokens if t.get("room_id") is not None})
+    rows = []
+    for room in rooms:
+        for x in rest.get_logs(room_id=room, event="confirmation_log"):
+            d = x.get("data") if isinstance(x.get("data"), dict) else {}
+            uid = x.get("receiver_id")
+            name = ""
+            if uid is not None:
+                try:
+                    name = rest.get_user(uid).get("name", "")
+                except SlurkAPIError:
+                    pass
+            rows.append({"room": room, "user_id": uid, "name": name, "status": d.get("status_txt", ""),
+                         "code": d.get("confirmation_token") or d.get("amt_token") or d.get("token") or "",
+                         "date": x.get("date_created", ""), "log_id": x.get("id")})
+    if not rows:
+        return
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    report.codes_csv = os.path.join(out, "waiting_room_codes.csv")
+    write_text(report.codes_csv, buf.getvalue())
+    report.waiting_codes = len(rows)
+
+
+def format_report(r: DownloadReport) -> str:
+    t = r.task
+    by_layout = sum(1 for x in r.rooms if x.found_by == "layout")
+    lines = [f"Task {t['id']} ({t.get('name')!r}, layout {t.get('layout_id')}): {len(r.rooms) + len(r.empty)} room(s) "
+             f"found ({by_layout + sum(1 for e in r.empty)} by layout, "
+             f"{len(r.rooms) - by_layout} more by game_start); {len(r.rooms)} file(s), {r.total_rows} log row(s) "
+             f"written to {r.out}"]
+    for x in r.rooms:
+        games = x.events.get("game_start", 0)
+        ends = x.events.get("game_end", 0)
+        codes = x.events.get("confirmation_log", 0)
+        lines.append(f"  room {x.room}: {x.rows} rows, {games} game(s) started, {ends} ended, {codes} completion "
+                     f"code(s)  -> {x.path}")
+    if r.empty:
+        lines.append(f"  no log rows (not written): room(s) {', '.join(map(str, r.empty))}")
+    if r.codes_csv:
+        lines.append(f"  {r.waiting_codes} completion code(s) given in the waiting room -> {r.codes_csv}")
+    lines.append(f"Next: ./run_bot.sh replay {r.out}")
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="run_bot.sh logs", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("download", help="download every room log of a task")
+    d.add_argument("--task", required=True, help="Slurk task id (TASK_ID in bot.env) or its name")
+    d.add_argument("--out", help="output folder (default: slurk-logs/task-<id>)")
+    d.add_argument("--config", help="YAML config (slurk.url, slurk.admin_token)")
+    return p
+
+
+def main(argv: Optional[list[str]] = None, env: Mapping[str, str] = os.environ,
+         echo: Callable[[str], None] = print) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        scfg = read_study_config(args.config, env)
+        scfg.require_admin("download logs")
+    except ConfigError as exc:
+        _err(echo, f"logs: {exc}")
+        return 2
+    rest = SlurkREST(scfg.url, scfg.admin_token, etag=scfg.config.slurk.etag)
+    try:
+        task = resolve_task(rest, args.task)
+        out = args.out or os.path.join("slurk-logs", f"task-{task['id']}")
+        report = download_task_logs(rest, task, out)
+    except ConfigError as exc:
+        _err(echo, f"logs: {exc}")
+        return 2
+    except SlurkAPIError as exc:
+        _err(echo, f"logs: {exc}")
+        return 1
+    finally:
+        rest.close()
+    echo(format_report(report))
+    return 0
+
+
+def _err(echo, text: str) -> None:
+    if echo is print:
+        print(text, file=sys.stderr)
+    else:
+        echo(text)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))

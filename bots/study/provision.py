@@ -1,0 +1,283 @@
+"""What the study commands (`setup`, `concierge`, `logs`) share: their configuration, permission sets, links, and
+safe writing of files that hold secrets.
+
+Configuration = the bots' YAML file (bots/config.py) plus a few study-only keys, which are taken out before the rest
+is handed to `load_config` (it rejects keys it does not know):
+
+```yaml
+slurk:
+  url: http://127.0.0.1:5000
+  admin_token: ...          # better: SLURK_ADMIN_TOKEN in the environment; used by setup and logs download only
+timers:
+  waiting_timeout: 600      # seconds a person waits in the waiting room before being compensated (concierge)
+concierge:                  # the waiting-room bot's own credentials (better: CONCIERGE_TOKEN / CONCIERGE_USER)
+  token: ...
+  user_id: 4
+  waiting_timeout: 600      # same as timers.waiting_timeout
+  agent_users: {ghost: 9}   # agent seat -> Slurk user id (AGENT_USERS=ghost:9)
+```
+
+Environment (wins over the file): `SLURK_ADMIN_TOKEN`, `CONCIERGE_TOKEN`, `CONCIERGE_USER`, `WAITING_TIMEOUT`,
+`AGENT_USERS`. Secrets never appear in a repr, an error, a log line or the output.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+from urllib.parse import quote
+
+import yaml
+
+from bots.config import Config, ConfigError, load_config
+
+DEFAULT_WAITING_TIMEOUT = 600.0
+
+# Permission sets (slurk-protocol.md §4). Bots: REST + every kind of message; people: chat and commands only.
+BOT_PERMISSIONS = {"api": True, "send_message": True, "send_html_message": True, "send_command": True,
+                   "send_privately": True}
+PERSON_PERMISSIONS = {"send_message": True, "send_command": True}
+AGENT_PERMISSIONS: dict = {}  # agent users only lend their name to the task bot (impersonate needs membership only)
+
+# Human-looking first names (gender-neutral), for agent seats and participants' display names.
+NAMES = ("Alex", "Sam", "Robin", "Charlie", "Jamie", "Taylor", "Jordan", "Casey", "Riley", "Morgan", "Avery",
+         "Quinn", "Drew", "Jesse", "Kim", "Max", "Noa", "Sasha", "Toni", "Chris", "Pat", "Dani", "Eli", "Frankie",
+         "Kai", "Luca", "Mika", "Nico", "Remy", "Sky", "Ari", "Jo")
+
+PROLIFIC_PID = "{{%PROLIFIC_PID%}}"
+
+
+def _mask(value: Optional[str]) -> Optional[str]:
+    return None if value is None else "***"
+
+
+@dataclass
+class StudyConfig:
+    config: Config
+    admin_token: Optional[str] = field(default=None, repr=False)
+    waiting_timeout: float = DEFAULT_WAITING_TIMEOUT
+    concierge_token: Optional[str] = field(default=None, repr=False)
+    concierge_user: Optional[int] = None
+    agent_users: dict = field(default_factory=dict)  # agent seat -> Slurk user id
+
+    def __repr__(self) -> str:
+        return (f"StudyConfig(config={self.config!r}, admin_token={_mask(self.admin_token)!r}, "
+                f"waiting_timeout={self.waiting_timeout!r}, concierge_token={_mask(self.concierge_token)!r}, "
+                f"concierge_user={self.concierge_user!r}, agent_users={self.agent_users!r})")
+
+    @property
+    def url(self) -> Optional[str]:
+        return self.config.slurk.url
+
+    def require_admin(self, what: str) -> None:
+        missing = []
+        if not self.url:
+            missing.append("the server address (SLURK_URL, or slurk.url in --config)")
+        if not self.admin_token:
+            missing.append("the admin token (SLURK_ADMIN_TOKEN in the environment, or slurk.admin_token in --config)")
+        if missing:
+            raise ConfigError(f"Cannot {what}: missing " + "; ".join(missing) + ".")
+
+
+def _int(value: Any, what: str) -> Optional[int]:
+    if value is None or value == "":
+        return None
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise ConfigError(f"{what} must be a whole number; got {str(value)!r}.") from None
+
+
+def _seconds(value: Any, what: str) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{what} must be a number of seconds; got {value!r}.") from None
+    if out <= 0:
+        raise ConfigError(f"{what} must be more than 0 seconds; got {value!r}.")
+    return out
+
+
+def parse_agent_users(value: Any, what: str = "AGENT_USERS") -> dict:
+    """`ghost:9,b:12` (or a mapping) -> {"ghost": 9, "b": 12}."""
+    if value in (None, ""):
+        return {}
+    if isinstance(value, Mapping):
+        return {str(k): _int(v, f"{what}.{k}") for k, v in value.items()}
+    out = {}
+    for part in str(value).split(","):
+        if not part.strip():
+            continue
+        seat, sep, uid = part.replace("=", ":").partition(":")
+        if not sep or not seat.strip():
+            raise ConfigError(f"{what} must look like `seat:user_id,seat:user_id`; got {value!r}.")
+        out[seat.strip()] = _int(uid, what)
+    return out
+
+
+def format_agent_users(agent_users: Mapping[str, int]) -> str:
+    return ",".join(f"{s}:{u}" for s, u in agent_users.items())
+
+
+def read_study_config(path: Optional[str] = None, env: Mapping[str, str] = os.environ) -> StudyConfig:
+    """The bots' Config (via load_config) plus the study-only settings. Raises ConfigError."""
+    raw: dict = {}
+    if path:
+        if not os.path.exists(path):
+            raise ConfigError(f"Config file {path} does not exist.")
+        try:
+            with open(path, encoding="utf-8") as fh:
+                raw = yaml.safe_load(fh) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"Config file {path} is not valid YAML: {exc}") from None
+        if not isinstance(raw, dict):
+            raise ConfigError(f"Config file {path} must contain a mapping of sections (slurk:, agents:, ...).")
+    clean = dict(raw)
+    slurk = dict(clean.get("slurk") or {}) if isinstance(clean.get("slurk"), dict) else clean.get("slurk")
+    admin = slurk.pop("admin_token", None) if isinstance(slurk, dict) else None
+    if isinstance(slurk, dict):
+        clean["slurk"] = slurk
+    timers = dict(clean.get("timers") or {}) if isinstance(clean.get("timers"), dict) else clean.get("timers")
+    waiting = timers.pop("waiting_timeout", None) if isinstance(timers, dict) else None
+    if isinstance(timers, dict):
+        clean["timers"] = timers
+    concierge = clean.pop("concierge", None) or {}
+    if not isinstance(concierge, dict):
+        raise ConfigError("The 'concierge' section must be a mapping (token, user_id, waiting_timeout, agent_users).")
+    unknown = [k for k in concierge if k not in ("token", "user_id", "waiting_timeout", "agent_users")]
+    if unknown:
+        raise ConfigError(f"Unknown key(s) {', '.join(map(repr, unknown))} in the 'concierge' section; known keys: "
+                          "token, user_id, waiting_timeout, agent_users.")
+
+    if not path:
+        cfg = load_config(None, env)
+    elif clean == raw:
+        cfg = load_config(path, env)
+    else:
+        # load_config only takes a file: hand it the file without the study-only keys (private temp dir, removed
+        # at once; it may hold the bot token, so nobody else may read it).
+        tmpdir = tempfile.mkdtemp(prefix="study-config-")
+        tmp = os.path.join(tmpdir, os.path.basename(path))
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                yaml.safe_dump(clean, fh)
+            try:
+                cfg = load_config(tmp, env)
+            except ConfigError as exc:
+                raise ConfigError(str(exc).replace(tmp, path)) from None
+        finally:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+        cfg.source = path
+
+    study = StudyConfig(config=cfg)
+    study.admin_token = (env.get("SLURK_ADMIN_TOKEN") or (str(admin).strip() if admin else None)) or None
+    w = env.get("WAITING_TIMEOUT") or concierge.get("waiting_timeout") or waiting
+    if w is not None:
+        study.waiting_timeout = _seconds(w, "the waiting timeout (WAITING_TIMEOUT / timers.waiting_timeout)")
+    token = env.get("CONCIERGE_TOKEN") or concierge.get("token")
+    study.concierge_token = str(token).strip() if token else None
+    study.concierge_user = _int(env.get("CONCIERGE_USER") or concierge.get("user_id"),
+                                "CONCIERGE_USER / concierge.user_id")
+    study.agent_users = parse_agent_users(env.get("AGENT_USERS") or concierge.get("agent_users"))
+    return study
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Links and names
+
+
+def login_link(url: str, name: str, token: str) -> str:
+    return f"{url.rstrip('/')}/login?name={quote(str(name), safe='')}&token={token}"
+
+
+def prolific_link(url: str, token: str) -> str:
+    """The study URL to paste into Prolific: Prolific fills in the participant id as the display name."""
+    return f"{url.rstrip('/')}/login?name={PROLIFIC_PID}&token={token}"
+
+
+def name_pool(seed: str) -> list[str]:
+    rng = random.Random(f"names:{seed}")
+    names = list(NAMES)
+    rng.shuffle(names)
+    return names
+
+
+def agent_names(seed: str, seats: list[str]) -> dict[str, str]:
+    pool = name_pool(seed)
+    return {seat: pool[i % len(pool)] for i, seat in enumerate(seats)}
+
+
+def participant_name(seed: str, index: int, reserved: int = 0) -> str:
+    """Display name of participant `index` (0-based); the first `reserved` names of the pool go to agents."""
+    pool = name_pool(seed)
+    free = pool[reserved:] or pool
+    base = free[index % len(free)]
+    round_ = index // len(free)
+    return base if round_ == 0 else f"{base}{round_ + 1}"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Files
+
+
+def write_private(path: str, text: str) -> None:
+    """Write a file that holds secrets: mode 0600 from the start, replaced atomically."""
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)  # mkstemp creates it with mode 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    os.chmod(path, 0o600)
+
+
+def write_text(path: str, text: str) -> None:
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
+def read_env_file(path: str) -> dict[str, str]:
+    """KEY=VALUE lines (comments and blank lines ignored; optional quotes stripped)."""
+    out: dict[str, str] = {}
+    if not os.path.exists(path):
+        return out
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.strip()
+            if not line or line.startswith("#") or "=" not in line:
+                continue
+            key, _, value = line.partition("=")
+            key = key.strip()
+            if key.startswith("export "):
+                key = key[len("export "):].strip()
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            out[key] = value
+    return out
+
+
+def read_json(path: str) -> Optional[dict]:
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    return data if isinstance(data, dict) else None
