@@ -1,0 +1,141 @@
+;// Gnomes at Night page plugin: draws this seat's side of the maze from the JSON view that the bot writes into
+// #gnomes-state, and sends moves from the arrow buttons and the keyboard arrow keys.
+// Starts with ";" because Slurk glues layout scripts together without semicolons. Data only ever reaches the page
+// through textContent and SVG attributes (never innerHTML).
+var GNOMES = window.GNOMES || {};
+window.GNOMES = GNOMES;
+
+GNOMES.SVG = "http://www.w3.org/2000/svg";
+GNOMES.CELL = 40;
+GNOMES.PAD = 22;
+GNOMES.KEYS = {ArrowRight: "right", ArrowUp: "up", ArrowLeft: "left", ArrowDown: "down"};
+GNOMES.ARROWS = {up: "\u2191", left: "\u2190", stay: "\u00b7", right: "\u2192", down: "\u2193"};
+
+GNOMES.el = function (tag, attrs, text) {
+  var e = document.createElement(tag);
+  Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+  if (text !== undefined && text !== null) { e.textContent = String(text); }
+  return e;
+};
+
+GNOMES.svg = function (tag, attrs) {
+  var e = document.createElementNS(GNOMES.SVG, tag);
+  Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, String(attrs[k])); });
+  return e;
+};
+
+GNOMES.send = function (dir) {
+  var v = GNOMES.view;
+  if (!v || !v.your_turn || typeof socket === "undefined") { return; }
+  socket.emit("message_command", {command: {command: "move", args: [dir]}, room: self_room});
+};
+
+GNOMES.drawBoard = function (v) {
+  var C = GNOMES.CELL, P = GNOMES.PAD, n = v.size || 9, W = P + n * C + 4;
+  var s = GNOMES.svg("svg", {width: W, height: W, viewBox: "0 0 " + W + " " + W, "class": "gnomes-svg",
+                             role: "img", "aria-label": "maze"});
+  var i, x, y;
+  for (i = 0; i < n; i++) {  // axis numbers: messages name columns and rows by them
+    var cx = GNOMES.svg("text", {x: P + i * C + C / 2, y: P - 7, "class": "gnomes-axis"});
+    cx.textContent = String(i);
+    s.appendChild(cx);
+    var ry = GNOMES.svg("text", {x: P - 8, y: P + i * C + C / 2 + 4, "class": "gnomes-axis"});
+    ry.textContent = String(i);
+    s.appendChild(ry);
+  }
+  for (y = 0; y < n; y++) {
+    for (x = 0; x < n; x++) {
+      s.appendChild(GNOMES.svg("rect", {x: P + x * C, y: P + y * C, width: C, height: C, "class": "gnomes-cell"}));
+    }
+  }
+  var start = v.start || [0, 0];
+  var st = GNOMES.svg("text", {x: P + start[0] * C + 3, y: P + (start[1] + 1) * C - 3, "class": "gnomes-start"});
+  st.textContent = "start";
+  s.appendChild(st);
+  var line = function (x1, y1, x2, y2) {
+    s.appendChild(GNOMES.svg("line", {x1: x1, y1: y1, x2: x2, y2: y2, "class": "gnomes-wall"}));
+  };
+  s.appendChild(GNOMES.svg("rect", {x: P, y: P, width: n * C, height: n * C, "class": "gnomes-border"}));
+  ((v.walls && v.walls.right) || []).forEach(function (p) {
+    line(P + (p[0] + 1) * C, P + p[1] * C, P + (p[0] + 1) * C, P + (p[1] + 1) * C);
+  });
+  ((v.walls && v.walls.below) || []).forEach(function (p) {
+    line(P + p[0] * C, P + (p[1] + 1) * C, P + (p[0] + 1) * C, P + (p[1] + 1) * C);
+  });
+  if (v.treasure) {
+    var t = GNOMES.svg("text", {x: P + v.treasure[0] * C + C / 2, y: P + v.treasure[1] * C + C / 2 + 9,
+                                "class": "gnomes-treasure"});
+    t.textContent = "\u2605";
+    s.appendChild(t);
+  }
+  if (v.token) {
+    s.appendChild(GNOMES.svg("circle", {cx: P + v.token[0] * C + C / 2, cy: P + v.token[1] * C + C / 2,
+                                        r: C * 0.32, "class": "gnomes-token"}));
+  }
+  return s;
+};
+
+GNOMES.render = function (v) {
+  GNOMES.view = v;
+  var root = document.getElementById("gnomes-board");
+  if (!root) { return; }
+  while (root.firstChild) { root.removeChild(root.firstChild); }
+  if (!v || !v.round) {
+    root.appendChild(GNOMES.el("div", {"class": "gnomes-status"}, "Waiting for the game to start\u2026"));
+    return;
+  }
+  var head = GNOMES.el("div", {"class": "gnomes-status"});
+  head.appendChild(GNOMES.el("strong", {}, "Round " + v.round + " of " + v.rounds));
+  var whose = v.finished ? "Game over" : (v.your_turn ? "Your turn" : "Partner's turn");
+  head.appendChild(GNOMES.el("span", {"class": v.your_turn ? "gnomes-turn gnomes-mine" : "gnomes-turn"}, whose));
+  head.appendChild(GNOMES.el("span", {"class": "gnomes-count"},
+    "Turns: " + v.turns + (v.turn_cap ? " / " + v.turn_cap : "")));
+  root.appendChild(head);
+  root.appendChild(GNOMES.el("div", {"class": "gnomes-note"}, v.finished ? "" :
+    (v.sees_treasure ? "You can see the treasure (\u2605): guide your partner." :
+                       "Your partner sees the treasure: ask where to go.")));
+  root.appendChild(GNOMES.drawBoard(v));
+  if (v.last && v.last.seat === v.seat && v.last.blocked) {
+    root.appendChild(GNOMES.el("div", {"class": "gnomes-note gnomes-blocked"},
+      "Your last move (" + v.last.action + ") hit a wall on your side."));
+  }
+  var pad = GNOMES.el("div", {"class": "gnomes-pad"});
+  ["up", "left", "stay", "right", "down"].forEach(function (dir) {
+    var b = GNOMES.el("button", {type: "button", "class": "gnomes-btn gnomes-" + dir, title: "move " + dir},
+                      GNOMES.ARROWS[dir]);
+    b.disabled = !v.your_turn;
+    b.addEventListener("click", function () { GNOMES.send(dir); });
+    pad.appendChild(b);
+  });
+  root.appendChild(pad);
+  if (v.results && v.results.length) {
+    var list = GNOMES.el("ol", {"class": "gnomes-results"});
+    v.results.forEach(function (r) {
+      list.appendChild(GNOMES.el("li", {}, "Round " + r.round + ": " +
+        (r.status === "found" ? "found in " + r.turns + " turns" : "turn limit reached") +
+        " (best possible " + r.optimum + ")"));
+    });
+    root.appendChild(list);
+  }
+};
+
+GNOMES.fromState = function (text) {
+  try { GNOMES.render(JSON.parse(text)); } catch (e) { /* not JSON yet: keep the last board */ }
+};
+
+// The layout script runs again on every joined_room, so listeners are bound once and look elements up each time.
+if (!GNOMES.bound && typeof socket !== "undefined") {
+  GNOMES.bound = true;
+  socket.on("text_update", function (d) {
+    if (d && d.id === "gnomes-state") { GNOMES.fromState(d.text); }
+  });
+  document.addEventListener("keydown", function (ev) {
+    var dir = GNOMES.KEYS[ev.key];
+    var tag = (document.activeElement && document.activeElement.tagName) || "";
+    if (!dir || tag === "INPUT" || tag === "TEXTAREA") { return; }  // arrows in the chat box move the cursor
+    ev.preventDefault();
+    GNOMES.send(dir);
+  });
+}
+var gnomesState = document.getElementById("gnomes-state");
+if (gnomesState && gnomesState.textContent) { GNOMES.fromState(gnomesState.textContent); } else { GNOMES.render(GNOMES.view); }

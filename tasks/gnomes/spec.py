@@ -1,0 +1,25 @@
+"""The task declaration that every runtime (local, Slurk, replay) uses to serve Gnomes at Night."""
+from __future__ import annotations
+
+from tasks.core import TaskSpec
+
+from . import metrics
+from .brains import BRAINS
+from .game import GnomesGame
+
+SPEC = TaskSpec(
+    name="gnomes",
+    title="Gnomes at Night",
+    game_class=GnomesGame,
+    brains=dict(BRAINS),
+    # Seat "h" (side 0, the person's side) gets the simulated partner, seat "e" (side 1) the agent.
+    default_brains=("partner", "aismcts"),
+    summarize=metrics.summarize,
+    per_game_columns=("turns_r1", "turns_r2", "turns_r3", "turns_r4", "turns_r5", "turns_total",
+                      "optimum_total", "turn_ratio", "blocked_total", "found", "messages_h", "messages_e"),
+    layout="gnomes.json",
+    plugins=("gnomes.js", "gnomes.css"),
+    state_element="gnomes-state",
+    description="Two players move one token through a maze whose walls differ per side; five rounds, the "
+                "treasure visible to one side each round (Chen, Fried & Topcu, IJCAI-24).",
+)
