@@ -115,3 +115,7 @@ def socket_client():
             recorder.disconnect()
         except Exception:
             pass
+
+# Browser fixtures are registered here, once: imported into several test modules, a session-scoped fixture would
+# be instantiated per module and start Playwright twice in one thread.
+from tests.browser.harness import browser_page, chromium, contract_server  # noqa: E402,F401

@@ -16,7 +16,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.browser.harness import browser_page, chromium, contract_server  # noqa: E402,F401  (fixtures)
 
 pytestmark = pytest.mark.browser
 

@@ -297,3 +297,43 @@ def test_a_brain_that_keeps_failing_cannot_spin_the_room():
     d = MatchDriver(m, {"a": stubborn, "b": Brain("b")})
     list(d.open())
     assert stubborn.calls <= 4 and not m.over
+
+
+class Restless(Brain):
+    """Proposes a new number whenever its page changes, so its own moves keep waking it: it would never stop."""
+
+    def observe(self, effect):
+        pass
+
+    def act(self):
+        self.calls = getattr(self, "calls", 0) + 1
+        return [self.say("what about this?"), self.command("propose", str(self.calls % 9 + 1))]
+
+
+def test_own_chat_does_not_wake_and_a_restless_brain_is_paused():
+    m = Match(PickNumber(2, {"turn_limit": None}), {"a": SeatInfo(), "b": SeatInfo()})
+    restless = Restless("a")
+    d = MatchDriver(m, {"a": restless})  # seat b is driven by the test
+    effects = [e for batch in d.open() for e in batch]
+    notes = [e for e in effects if isinstance(e, LogEvent) and e.event == "agent_note"]
+    assert restless.calls == 20 and notes and notes[0].data["kind"] == "paused"
+    # Someone else acting lets it move again.
+    list(d.feed(Chat("b", "hi")))
+    assert restless.calls == 40, "after a reply it may act again, up to the same limit"
+
+
+def test_replay_then_resume_lets_a_brain_answer_what_it_had_not_answered():
+    m = Match(PickNumber(5), {"a": SeatInfo("person"), "b": SeatInfo()})
+    m2 = Match(PickNumber(5), {"a": SeatInfo("person"), "b": SeatInfo()})
+    recorded = []
+    live = MatchDriver(m, {"b": ToyBrain("b")}, clock=lambda: 0.0, on_input=recorded.append)
+    list(live.open())
+    list(live.feed(Join("a")))
+    # The process "dies" right after the person's proposal is stored, before the brain answered.
+    m.handle(Command("a", "propose", (str(m.game.favourite["b"]),)))
+    recorded.append(Command("a", "propose", (str(m.game.favourite["b"]),)))
+    restored = MatchDriver(m2, {"b": ToyBrain("b")})
+    restored.replay(recorded)
+    assert m2.game.proposals.pending is not None
+    list(restored.resume())
+    assert m2.game.agreed == m.game.favourite["b"], "the restored brain must answer the pending proposal"

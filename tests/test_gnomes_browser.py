@@ -18,7 +18,6 @@ if str(ROOT) not in sys.path:
 from tasks.core import Command, Match, SeatInfo  # noqa: E402
 from tasks.gnomes import maze  # noqa: E402
 from tasks.gnomes.game import GnomesGame  # noqa: E402
-from tests.browser.harness import browser_page, chromium, contract_server  # noqa: E402,F401  (fixtures)
 
 pytestmark = pytest.mark.browser
 

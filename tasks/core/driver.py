@@ -11,11 +11,13 @@ from typing import Callable, Iterable, Iterator, Optional
 
 from .brain import Brain
 from .match import Match
-from .protocol import Effect, GameOver, Input, LogEvent, Message, addressed_to
+from .protocol import ChatShown, Effect, GameOver, Input, LogEvent, Message, View, addressed_to
 
 # A brain whose moves keep being rejected is not woken by its own rejections more than this many times in a row,
 # so a confused agent cannot spin a room forever.
 MAX_REJECTED_WAKEUPS = 2
+# Nor may one brain act more than this many times in a row while nobody else does anything.
+MAX_SOLO_ACTS = 20
 
 
 class MatchDriver:
@@ -34,6 +36,7 @@ class MatchDriver:
         self.max_steps = max_steps
         self._woken: dict[str, bool] = {s: False for s in self.brains}
         self._rejections: dict[str, int] = {s: 0 for s in self.brains}
+        self._solo: dict[str, int] = {s: 0 for s in self.brains}
 
     def open(self) -> Iterator[list[Effect]]:
         effects = self.match.open(self.clock())
@@ -42,7 +45,13 @@ class MatchDriver:
         yield from self._brains_loop()
 
     def feed(self, inp: Input) -> Iterator[list[Effect]]:
+        if getattr(inp, "seat", None) not in self.brains:
+            self._solo = {s: 0 for s in self.brains}  # someone else acted
         yield self._handle(inp)
+        yield from self._brains_loop()
+
+    def resume(self) -> Iterator[list[Effect]]:
+        """After `replay`: let brains answer what they had observed but not yet answered when the record ended."""
         yield from self._brains_loop()
 
     def run(self, inputs: Iterable[Input] = ()) -> list[Effect]:
@@ -58,11 +67,12 @@ class MatchDriver:
         out = self.match.open(t0) if self.match.phase == "new" else []
         self._observe(out)
         for inp in inputs:
+            seat = getattr(inp, "seat", None)
+            if seat in self.brains:
+                self._woken[seat] = False  # the record shows this brain acted on what it had seen
             effects = self.match.handle(inp)
             self._observe(effects)
             out += effects
-        for s in self._woken:
-            self._woken[s] = False
         return out
 
     # ------------------------------------------------------------------------------------------------------------
@@ -79,11 +89,13 @@ class MatchDriver:
                 if not addressed_to(e, seat) or isinstance(e, LogEvent):
                     continue
                 brain.observe(e)
+                if isinstance(e, ChatShown) and e.seat == seat:
+                    continue  # its own words are news to nobody
                 if isinstance(e, Message) and e.to == seat and e.kind == "error":
                     self._rejections[seat] += 1
                     if self._rejections[seat] > MAX_REJECTED_WAKEUPS:
                         continue
-                elif not (hasattr(e, "seat") and getattr(e, "seat") == seat):
+                elif not isinstance(e, View):
                     self._rejections[seat] = 0
                 self._woken[seat] = True
 
@@ -94,9 +106,16 @@ class MatchDriver:
             if seat is None:
                 return
             self._woken[seat] = False
+            if self._solo[seat] >= MAX_SOLO_ACTS:
+                continue
             brain = self.brains[seat]
             moves = brain.act()
             notes, brain.notes = brain.notes, []
+            if moves:
+                self._solo = {s: (n + 1 if s == seat else 0) for s, n in self._solo.items()}
+                if self._solo[seat] == MAX_SOLO_ACTS:
+                    notes.append({"seat": seat, "kind": "paused",
+                                  "reason": f"acted {MAX_SOLO_ACTS} times in a row with no reply; waiting for others"})
             if notes:
                 yield [LogEvent("agent_note", n) for n in notes]
             for i, move in enumerate(moves):

@@ -363,4 +363,4 @@ def _duration(seconds: float) -> str:
     if seconds >= 60 and seconds % 60 == 0:
         m = int(seconds // 60)
         return f"{m} minute" + ("s" if m != 1 else "")
-    return f"{int(seconds)} seconds"
+    return f"{seconds:g} seconds"

@@ -1,0 +1,336 @@
+"""Configuration of a bot process: a YAML file plus environment variables (the environment wins).
+
+```yaml
+slurk:
+  url: http://127.0.0.1:5000     # or SLURK_URL; slurk-bots' SLURK_HOST (+ SLURK_PORT) also works
+  token: ...                     # better: SLURK_TOKEN or BOT_TOKEN in the environment
+  user_id: 3                     # SLURK_USER or BOT_ID
+  task_id: 1                     # SLURK_TASK_ID or TASK_ID
+  waiting_room: 2                # SLURK_WAITING_ROOM or WAITING_ROOM (no game is played there)
+  etag: auto                     # auto | on | off (SLURK_ETAG)
+  auth_timeout: 5                # seconds to wait for `joined_room` before declaring the credentials bad
+agents: {b: toy}                 # seat -> brain, for seats not taken by people (default: TaskSpec.default_brains)
+person_seats: 1                  # people per room (default: every seat)
+timers: {join_timeout: 300, inactivity: 300, inactivity_warning: 60, partner_left_grace: 120}
+completion: {platform: Prolific, url_template: "https://app.prolific.com/submissions/complete?cc={code}"}
+llm: {model: ..., base_url: ...} # passed through to bots.llm
+state_db: ./bot-state.sqlite3    # BOT_STATE_DB
+task_options: {}                 # passed to the Game
+```
+
+Environment names. Ours: `SLURK_URL`, `SLURK_TOKEN`, `SLURK_USER`, `SLURK_TASK_ID`, `SLURK_WAITING_ROOM`, `SLURK_ETAG`,
+`BOT_STATE_DB`, `BOT_PERSON_SEATS`, `BOT_AGENTS` (`seat=brain,seat=brain`). slurk-bots' drop-in names: `BOT_TOKEN`,
+`BOT_ID`, `SLURK_HOST` (+ `SLURK_PORT`), `TASK_ID`, `WAITING_ROOM`. Precedence: file < slurk-bots names < our names.
+Secrets are never part of a repr or an error message.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+from urllib.parse import urlsplit
+
+import yaml
+
+from tasks.core.codes import CompletionConfig
+from tasks.core.match import TimerConfig
+
+DEFAULT_STATE_DB = "./bot-state.sqlite3"
+SECTIONS = ("slurk", "agents", "person_seats", "timers", "completion", "llm", "state_db", "task_options")
+ETAG_MODES = ("auto", "on", "off")
+_SECRET_WORDS = ("token", "key", "secret", "password")
+
+# (config key, our env name, slurk-bots env name)
+_SLURK_ENV = (
+    ("token", "SLURK_TOKEN", "BOT_TOKEN"),
+    ("user_id", "SLURK_USER", "BOT_ID"),
+    ("task_id", "SLURK_TASK_ID", "TASK_ID"),
+    ("waiting_room", "SLURK_WAITING_ROOM", "WAITING_ROOM"),
+)
+
+
+class ConfigError(ValueError):
+    """A configuration problem, phrased as a sentence a person can act on."""
+
+
+def _mask(value: Optional[str]) -> Optional[str]:
+    return None if value is None else "***"
+
+
+@dataclass
+class SlurkSettings:
+    url: Optional[str] = None
+    token: Optional[str] = field(default=None, repr=False)
+    user_id: Optional[int] = None
+    task_id: Optional[int] = None
+    waiting_room: Optional[int] = None
+    etag: str = "auto"
+    auth_timeout: float = 5.0
+    emit_timeout: float = 10.0
+
+    def __repr__(self) -> str:
+        return (f"SlurkSettings(url={self.url!r}, token={_mask(self.token)!r}, user_id={self.user_id!r}, "
+                f"task_id={self.task_id!r}, waiting_room={self.waiting_room!r}, etag={self.etag!r}, "
+                f"auth_timeout={self.auth_timeout!r}, emit_timeout={self.emit_timeout!r})")
+
+    def require(self) -> None:
+        """Raise ConfigError unless everything needed to serve on a Slurk server is set."""
+        missing = []
+        if not self.url:
+            missing.append("the server address (slurk.url, or SLURK_URL / SLURK_HOST)")
+        if not self.token:
+            missing.append("the bot's token (slurk.token, or SLURK_TOKEN / BOT_TOKEN)")
+        if self.user_id is None:
+            missing.append("the bot's user id (slurk.user_id, or SLURK_USER / BOT_ID)")
+        if self.task_id is None:
+            missing.append("the task id (slurk.task_id, or SLURK_TASK_ID / TASK_ID)")
+        if missing:
+            raise ConfigError("Cannot connect to Slurk: missing " + "; ".join(missing) + ".")
+
+
+@dataclass
+class Config:
+    slurk: SlurkSettings = field(default_factory=SlurkSettings)
+    agents: dict = field(default_factory=dict)
+    person_seats: Optional[int] = None
+    timers: TimerConfig = field(default_factory=TimerConfig)
+    completion: CompletionConfig = field(default_factory=CompletionConfig)
+    llm: dict = field(default_factory=dict)
+    state_db: str = DEFAULT_STATE_DB
+    task_options: dict = field(default_factory=dict)
+    source: Optional[str] = None  # the file it was read from
+
+    def __repr__(self) -> str:
+        llm = {k: ("***" if any(w in k.lower() for w in _SECRET_WORDS) and v is not None else v)
+               for k, v in self.llm.items()}
+        return (f"Config(slurk={self.slurk!r}, agents={self.agents!r}, person_seats={self.person_seats!r}, "
+                f"timers={self.timers!r}, completion={self.completion!r}, llm={llm!r}, state_db={self.state_db!r}, "
+                f"task_options={self.task_options!r}, source={self.source!r})")
+
+    def seat_plan(self, spec) -> tuple[list[str], dict[str, str]]:
+        """(person seats in the order people take them, {agent seat: brain name}) for a TaskSpec.
+
+        People take seats in `game.person_seat_order` (or `seats`) order; the remaining seats get brains from
+        `agents`, defaulting to `spec.default_brains` (one per seat, in `spec.seats` order).
+        """
+        seats = tuple(spec.seats)
+        game = spec.game_class
+        order = [s for s in (getattr(game, "person_seat_order", ()) or ()) if s in seats]
+        order += [s for s in seats if s not in order]
+        n = len(seats) if self.person_seats is None else self.person_seats
+        if not 0 <= n <= len(seats):
+            raise ConfigError(f"person_seats must be between 0 and {len(seats)} for {spec.name} "
+                              f"(its seats are {', '.join(seats)}); got {n}.")
+        persons = order[:n]
+        unknown = [s for s in self.agents if s not in seats]
+        if unknown:
+            raise ConfigError(f"agents names seat(s) {', '.join(map(repr, unknown))}, but {spec.name} has the seats "
+                              f"{', '.join(seats)}.")
+        taken = [s for s in self.agents if s in persons]
+        if taken:
+            raise ConfigError(f"agents assigns a brain to seat(s) {', '.join(map(repr, taken))}, which people take "
+                              f"(person_seats={n}); lower person_seats or remove those agents.")
+        brains: dict[str, str] = {}
+        for seat in seats:
+            if seat in persons:
+                continue
+            name = self.agents.get(seat)
+            if name is None:
+                idx = seats.index(seat)
+                defaults = tuple(spec.default_brains)
+                if idx < len(defaults):
+                    name = defaults[idx]
+                elif spec.brains:
+                    name = next(iter(spec.brains))
+                else:
+                    raise ConfigError(f"Seat {seat!r} of {spec.name} needs a person or an agent, and the task "
+                                      f"declares no brains; set person_seats to {len(seats)}.")
+            if name not in spec.brains:
+                raise ConfigError(f"agents.{seat} is {name!r}, which {spec.name} does not know; choose from "
+                                  f"{', '.join(spec.brains) or '(none)'}.")
+            brains[seat] = name
+        return persons, brains
+
+
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def load_config(path: Optional[str] = None, env: Mapping[str, str] = os.environ) -> Config:
+    raw = _read_file(path) if path else {}
+    unknown = [k for k in raw if k not in SECTIONS]
+    if unknown:
+        where = f"config file {path}" if path else "the configuration"
+        raise ConfigError(f"Unknown section(s) {', '.join(map(repr, unknown))} in {where}; "
+                          f"known sections: {', '.join(SECTIONS)}.")
+    cfg = Config(source=path)
+    cfg.slurk = _slurk_settings(_section(raw, "slurk", dict), env)
+    cfg.agents = _agents(raw.get("agents"), env)
+    cfg.person_seats = _person_seats(raw.get("person_seats"), env)
+    cfg.timers = _timers(_section(raw, "timers", dict))
+    cfg.completion = _completion(_section(raw, "completion", dict))
+    cfg.llm = dict(_section(raw, "llm", dict))
+    cfg.state_db = str(env.get("BOT_STATE_DB") or raw.get("state_db") or DEFAULT_STATE_DB)
+    cfg.task_options = dict(_section(raw, "task_options", dict))
+    return cfg
+
+
+def _read_file(path: str) -> dict:
+    if not os.path.exists(path):
+        raise ConfigError(f"Config file {path} does not exist.")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"Config file {path} is not valid YAML: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"Config file {path} must contain a mapping of sections (slurk:, agents:, ...), "
+                          f"not a {type(data).__name__}.")
+    return data
+
+
+def _section(raw: dict, name: str, kind: type) -> Any:
+    value = raw.get(name)
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        raise ConfigError(f"The {name!r} section must be a mapping (key: value lines), not a {type(value).__name__}.")
+    return value
+
+
+def _int(value: Any, what: str) -> Optional[int]:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise ConfigError(f"{what} must be a whole number, not a boolean.")
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise ConfigError(f"{what} must be a whole number; got {str(value)!r}.") from None
+
+
+def _number(value: Any, what: str, allow_none: bool = True) -> Optional[float]:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or value is None:
+        raise ConfigError(f"{what} must be a number of seconds" + (" or null" if allow_none else "") + ".")
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{what} must be a number of seconds; got {value!r}.") from None
+    if out < 0:
+        raise ConfigError(f"{what} must not be negative; got {value!r}.")
+    return out
+
+
+def _normalize_url(url: str, port: Optional[str] = None, what: str = "slurk.url") -> str:
+    url = url.strip()
+    if "://" not in url:
+        url = "http://" + url
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{what} must be an http(s) address such as http://127.0.0.1:5000; got {url!r}.")
+    if port:
+        if not str(port).strip().isdigit():
+            raise ConfigError(f"SLURK_PORT must be a port number; got {port!r}.")
+        if parts.port is None:
+            url = f"{parts.scheme}://{parts.netloc}:{str(port).strip()}{parts.path}"
+    url = url.rstrip("/")
+    if url.endswith("/slurk/api"):
+        url = url[: -len("/slurk/api")]
+    return url
+
+
+def _slurk_settings(section: dict, env: Mapping[str, str]) -> SlurkSettings:
+    known = {f.name for f in dataclasses.fields(SlurkSettings)}
+    unknown = [k for k in section if k not in known]
+    if unknown:
+        raise ConfigError(f"Unknown key(s) {', '.join(map(repr, unknown))} in the 'slurk' section; "
+                          f"known keys: {', '.join(sorted(known))}.")
+    s = SlurkSettings()
+    if section.get("url"):
+        s.url = _normalize_url(str(section["url"]))
+    if env.get("SLURK_HOST"):
+        s.url = _normalize_url(env["SLURK_HOST"], env.get("SLURK_PORT"), "SLURK_HOST")
+    if env.get("SLURK_URL"):
+        s.url = _normalize_url(env["SLURK_URL"], None, "SLURK_URL")
+    values: dict[str, Any] = {k: section.get(k) for k, _, _ in _SLURK_ENV}
+    sources: dict[str, str] = {k: f"slurk.{k}" for k, _, _ in _SLURK_ENV}
+    for key, ours, theirs in _SLURK_ENV:
+        for name in (theirs, ours):  # ours last: it wins
+            if env.get(name):
+                values[key] = env[name]
+                sources[key] = name
+    token = values["token"]
+    s.token = None if token in (None, "") else str(token).strip()
+    for key in ("user_id", "task_id", "waiting_room"):
+        setattr(s, key, _int(values[key], sources[key]))
+    etag = str(env.get("SLURK_ETAG") or section.get("etag") or "auto").strip().lower()
+    if etag in ("true", "yes", "1"):
+        etag = "on"
+    if etag in ("false", "no", "0"):
+        etag = "off"
+    if etag not in ETAG_MODES:
+        raise ConfigError(f"slurk.etag must be one of {', '.join(ETAG_MODES)}; got {etag!r}.")
+    s.etag = etag
+    if section.get("auth_timeout") is not None:
+        s.auth_timeout = _number(section["auth_timeout"], "slurk.auth_timeout", allow_none=False)
+    if section.get("emit_timeout") is not None:
+        s.emit_timeout = _number(section["emit_timeout"], "slurk.emit_timeout", allow_none=False)
+    return s
+
+
+def _agents(value: Any, env: Mapping[str, str]) -> dict:
+    out: dict[str, str] = {}
+    if value is not None:
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise ConfigError("The 'agents' section must map seat names to brain names, e.g. `agents: {b: toy}`.")
+        out = {str(k): v for k, v in value.items()}
+    if env.get("BOT_AGENTS"):
+        out = {}
+        for part in env["BOT_AGENTS"].split(","):
+            seat, sep, brain = part.partition("=")
+            if not sep or not seat.strip() or not brain.strip():
+                raise ConfigError(f"BOT_AGENTS must look like `seat=brain,seat=brain`; got {env['BOT_AGENTS']!r}.")
+            out[seat.strip()] = brain.strip()
+    return out
+
+
+def _person_seats(value: Any, env: Mapping[str, str]) -> Optional[int]:
+    what = "person_seats"
+    if env.get("BOT_PERSON_SEATS"):
+        value, what = env["BOT_PERSON_SEATS"], "BOT_PERSON_SEATS"
+    n = _int(value, what)
+    if n is not None and n < 0:
+        raise ConfigError(f"{what} must be 0 or more; got {n}.")
+    return n
+
+
+def _timers(section: dict) -> TimerConfig:
+    known = {f.name for f in dataclasses.fields(TimerConfig)}
+    unknown = [k for k in section if k not in known]
+    if unknown:
+        raise ConfigError(f"Unknown timer(s) {', '.join(map(repr, unknown))}; "
+                          f"known timers: {', '.join(sorted(known))}.")
+    values = {}
+    for key, v in section.items():
+        values[key] = _number(v, f"timers.{key}", allow_none=(key != "inactivity_warning"))
+    return TimerConfig(**values)
+
+
+def _completion(section: dict) -> CompletionConfig:
+    unknown = [k for k in section if k not in ("platform", "url_template")]
+    if unknown:
+        raise ConfigError(f"Unknown key(s) {', '.join(map(repr, unknown))} in the 'completion' section; "
+                          "known keys: platform, url_template.")
+    c = CompletionConfig()
+    if section.get("platform") is not None:
+        c.platform = str(section["platform"])
+    if section.get("url_template") is not None:
+        tpl = str(section["url_template"])
+        if "{code}" not in tpl:
+            raise ConfigError("completion.url_template must contain {code}, where the completion code goes.")
+        c.url_template = tpl
+    return c

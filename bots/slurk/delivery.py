@@ -1,0 +1,491 @@
+"""Executing a match's effects as Slurk calls, for one room, plus the turnaround metrics used by the benchmark.
+
+Message -> socket `text` (with `receiver_id` when private), ChatShown of an agent seat -> `text` prefixed with the
+seat's name, View -> `PATCH /rooms/{r}/text/{state_element}` (JSON, per seat), SetText -> `PATCH .../text/...`,
+LogEvent -> `POST /logs`. Logs and per-user page updates go out through shared thread pools that keep each
+room's order (`RoomLanes`: `LogShipper`, `PageUpdates`), so a slow server does not hold up the room's next event,
+nor one room another. Anything addressed to one person who is not online (no Slurk user yet, a 422 from the
+UI endpoints, or "not logged in" from the socket) is kept, in order, and delivered after that person's
+`status: join`; of several kept views only the newest is sent.
+
+Chat messages go through a per-room `Emitter`: Slurk acknowledges a `text` event only after it has also sent
+`stop_typing` to *every* room the sender is in, which for a bot serving many rooms takes long. The emitter keeps
+one message in flight per room (so the room's order is kept) without blocking the room's worker.
+"""
+from __future__ import annotations
+
+import collections
+import json
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING, Callable, Optional
+
+from tasks.core.protocol import (
+    CancelTimer, ChatShown, Effect, GameOver, LogEvent, Message, SetText, SetTimer, View,
+)
+
+from .rest import SlurkAPIError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .rooms import RoomWorker
+
+log = logging.getLogger(__name__)
+
+CLOSED_PLACEHOLDER = "This game has ended. Thank you for taking part!"
+
+
+class Metrics:
+    """Turnaround per input, from the moment its Slurk event reached the bot to its first effect:
+
+    - `sent`: the first effect left the bot (a socket message handed to the connection, a REST request issued);
+      this is the bot's own turnaround, the figure the benchmark reports;
+    - `done`: the first effect was acknowledged by Slurk (socket ack, HTTP response), so it includes the server's
+      time.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.turnaround: list[float] = []  # sent
+        self.acknowledged: list[float] = []  # done
+        self.events = 0
+
+    def record(self, seconds: float, done: bool = False) -> None:
+        with self._lock:
+            (self.acknowledged if done else self.turnaround).append(seconds)
+
+    def count_event(self) -> None:
+        with self._lock:
+            self.events += 1
+
+    def reset(self) -> None:
+        with self._lock:
+            self.turnaround = []
+            self.acknowledged = []
+            self.events = 0
+
+    def summary(self) -> dict:
+        with self._lock:
+            xs, ys = sorted(self.turnaround), sorted(self.acknowledged)
+
+        def pct(v, p):
+            return round(1000 * v[min(len(v) - 1, int(p * len(v)))], 2) if v else None
+
+        return {"n": len(xs), "p50_ms": pct(xs, 0.50), "p99_ms": pct(xs, 0.99),
+                "max_ms": round(1000 * xs[-1], 2) if xs else None,
+                "done_p50_ms": pct(ys, 0.50), "done_p99_ms": pct(ys, 0.99)}
+
+
+class Turn:
+    """One input's clock: the first of its effects to leave (from any thread) records `sent`, the first one Slurk
+    acknowledges records `done`."""
+
+    __slots__ = ("t0", "metrics", "_sent", "_done", "_lock")
+
+    def __init__(self, t0: float, metrics: Metrics):
+        self.t0 = t0
+        self.metrics = metrics
+        self._sent = self._done = False
+        self._lock = threading.Lock()
+
+    def sent(self) -> None:
+        with self._lock:
+            if self._sent:
+                return
+            self._sent = True
+        self.metrics.record(time.perf_counter() - self.t0)
+
+    def done(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        self.metrics.record(time.perf_counter() - self.t0, done=True)
+
+
+def mark(turn: Optional[Turn]) -> None:
+    if turn is not None:
+        turn.sent()
+
+
+def mark_done(turn: Optional[Turn]) -> None:
+    if turn is not None:
+        turn.done()
+
+
+class _Out:
+    __slots__ = ("payload", "turn", "seat", "item", "gen")
+
+    def __init__(self, payload: dict, turn: Optional[Turn], seat: Optional[str], item: Optional[tuple], gen: int):
+        self.payload, self.turn, self.seat, self.item, self.gen = payload, turn, seat, item, gen
+
+
+class Emitter:
+    """Ordered, pipelined `text` emits for one room: at most one in flight; the next goes out when Slurk acks.
+
+    A refused private message (receiver not logged in) is handed back through `on_refused(out, reason)`.
+    When the socket drops, the message in flight is sent again after the reconnect (Slurk may then show it twice,
+    which beats losing it); one that gets no acknowledgement within the timeout is given up.
+    """
+
+    def __init__(self, bot, room: int, on_refused: Callable[["_Out", str], None]):
+        self.bot = bot
+        self.room = room
+        self.on_refused = on_refused
+        self._lock = threading.RLock()  # an ack may arrive re-entrantly, e.g. from a synchronous test double
+        self._queue: "collections.deque[_Out]" = collections.deque()
+        self._inflight: Optional[tuple] = None  # (out, token, started, gen)
+        self._token = 0
+
+    def send(self, payload: dict, turn: Optional[Turn] = None, seat: Optional[str] = None,
+             item: Optional[tuple] = None, gen: int = 0) -> None:
+        with self._lock:
+            self._queue.append(_Out(payload, turn, seat, item, gen))
+            self._pump()
+
+    def idle(self) -> bool:
+        with self._lock:
+            return self._inflight is None and not self._queue
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._queue) + (self._inflight is not None)
+
+    def _pump(self) -> None:  # holding the lock
+        if self._inflight is not None or not self._queue or not self.bot.connected or self.bot.stopping:
+            return
+        out = self._queue.popleft()
+        self._token += 1
+        token = self._token
+        self._inflight = (out, token, time.monotonic(), self.bot.gen)
+        try:
+            self.bot.sio.emit("text", out.payload, namespace="/", callback=lambda *args: self._ack(token, args))
+        except Exception:  # the socket went away in between: keep it for the reconnect
+            self._inflight = None
+            self._queue.appendleft(out)
+            return
+        mark(out.turn)
+
+    def _ack(self, token: int, args: tuple) -> None:
+        refused = None
+        with self._lock:
+            if self._inflight is None or self._inflight[1] != token:
+                return  # late ack of a message we gave up on
+            out = self._inflight[0]
+            self._inflight = None
+            mark_done(out.turn)
+            if not (args and args[0] is True):
+                refused = (out, str(args[1]) if len(args) > 1 else str(args[0]) if args else "refused")
+            self._pump()
+        if refused:
+            self.on_refused(*refused)
+
+    def check(self, timeout: float) -> None:
+        """Called periodically and on (re)connect: resend after a drop, give up after `timeout`, pump."""
+        lost = None
+        with self._lock:
+            if self._inflight is not None:
+                out, _token, started, gen = self._inflight
+                if gen != self.bot.gen:
+                    self._inflight = None
+                    self._queue.appendleft(out)
+                elif time.monotonic() - started > timeout:
+                    self._inflight = None
+                    lost = out
+            self._pump()
+        if lost is not None:
+            log.warning("room %s: no acknowledgement for a message within %.0f s; it may not have been shown",
+                        self.room, timeout)
+
+
+class RoomLanes:
+    """Jobs run on a shared pool of threads, in order per room: one room's jobs never run concurrently, and a slow
+    room occupies at most one thread. A job submitted with a `key` that is still waiting replaces the waiting one
+    (`_merge`), e.g. a newer view of the same seat."""
+
+    name = "lanes"
+
+    def __init__(self, threads: int = 16):
+        self._cond = threading.Condition()
+        self._jobs: dict[int, "collections.OrderedDict"] = {}
+        self._ready: "collections.deque[int]" = collections.deque()
+        self._busy: set[int] = set()  # rooms that are ready or being served
+        self._pending: "collections.Counter[int]" = collections.Counter()
+        self._stopped = False
+        self._threads = [threading.Thread(target=self._serve, name=f"slurk-{self.name}-{i}", daemon=True)
+                         for i in range(threads)]
+        for t in self._threads:
+            t.start()
+
+    def _submit(self, room: int, job, key=None) -> None:
+        with self._cond:
+            jobs = self._jobs.setdefault(room, collections.OrderedDict())
+            if key is not None and key in jobs:
+                jobs[key] = self._merge(jobs[key], job)
+                return
+            jobs[object() if key is None else key] = job
+            self._pending[room] += 1
+            if room not in self._busy:
+                self._busy.add(room)
+                self._ready.append(room)
+                self._cond.notify()
+
+    def _merge(self, old, new):  # pragma: no cover - overridden where keys are used
+        return new
+
+    def _run(self, room: int, job) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def pending(self, room: int) -> int:
+        with self._cond:
+            return self._pending.get(room, 0)
+
+    def drain(self, timeout: float = 10.0) -> bool:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._pending:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if not self.drain(timeout):
+            with self._cond:
+                left = sum(self._pending.values())
+            log.warning("%d %s jobs were dropped at stop", left, self.name)
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+        for t in self._threads:
+            t.join(timeout=2)
+
+    def _serve(self) -> None:
+        while True:
+            with self._cond:
+                while not self._ready and not self._stopped:
+                    self._cond.wait()
+                if self._stopped:
+                    return
+                room = self._ready.popleft()
+                _key, job = self._jobs[room].popitem(last=False)
+            try:
+                self._run(room, job)
+            except Exception:  # pragma: no cover - _run handles its own errors
+                log.exception("room %s: %s job failed", room, self.name)
+            finally:
+                with self._cond:
+                    self._pending[room] -= 1
+                    if self._pending[room] <= 0:
+                        del self._pending[room]
+                    if self._jobs[room]:
+                        self._ready.append(room)
+                        self._cond.notify()
+                    else:
+                        del self._jobs[room]
+                        self._busy.discard(room)
+                    self._cond.notify_all()
+
+
+class LogShipper(RoomLanes):
+    """`POST /logs` off the rooms' critical path, in order per room. Transient failures (no connection, 5xx) are
+    retried; `stop()` drains what is queued."""
+
+    name = "logs"
+
+    def __init__(self, rest, threads: int = 16, retries: int = 3):
+        self.rest = rest
+        self.retries = retries
+        super().__init__(threads)
+
+    def post(self, room: int, event: str, data: dict, receiver_id: Optional[int] = None,
+             turn: Optional[Turn] = None) -> None:
+        self._submit(int(room), (event, data, receiver_id, turn))
+
+    def _run(self, room: int, job) -> None:
+        event, data, receiver_id, turn = job
+        for attempt in range(self.retries + 1):
+            try:
+                mark(turn)
+                self.rest.post_log(event, room, data, receiver_id=receiver_id)
+                mark_done(turn)
+                return
+            except SlurkAPIError as exc:
+                if (exc.status == 0 or exc.status >= 500) and attempt < self.retries:
+                    time.sleep(0.2 * (attempt + 1))
+                    continue
+                log.warning("room %s: log event %r not posted: %s", room, event, exc)
+                return
+
+
+class PageUpdates(RoomLanes):
+    """Per-user page updates (`PATCH /rooms/{r}/text|attribute/...` with `receiver_id`) off the rooms' critical
+    path, in order per room. A newer view of a seat replaces one that is still waiting, so a busy server gets fewer,
+    fresher updates. A 422 (the receiver is not online) goes back to the room, which keeps the update until the
+    person's `status: join`."""
+
+    name = "pages"
+
+    def __init__(self, rest, state_element: str, threads: int = 16):
+        self.rest = rest
+        self.state_element = state_element
+        super().__init__(threads)
+
+    def submit(self, delivery: "Delivery", seat: str, uid: int, item: tuple, turn: Optional[Turn],
+               gen: int = 0) -> None:
+        key = (seat, "view") if item[0] == "view" else None
+        self._submit(delivery.room, (delivery, seat, uid, item, [turn], gen), key)
+
+    def _merge(self, old, new):
+        return new[:4] + (old[4] + new[4], new[5])
+
+    def _run(self, room: int, job) -> None:
+        delivery, seat, uid, item, turns, gen = job
+        try:
+            for t in turns:
+                mark(t)
+            self._send(room, uid, item)
+            for t in turns:
+                mark_done(t)
+        except SlurkAPIError as exc:
+            if exc.status == 422:  # not online (yet): the room keeps it for the person's return
+                delivery.worker.put("keep", (seat, item, gen))
+            else:
+                log.warning("room %s: page update for %s failed: %s", room, seat, exc)
+
+    def _send(self, room: int, uid: int, item: tuple) -> None:
+        kind = item[0]
+        if kind == "view":
+            self.rest.set_text(room, self.state_element, json.dumps(item[1], sort_keys=True), receiver_id=uid)
+        elif kind == "text":
+            self.rest.set_text(room, item[1], item[2], receiver_id=uid)
+        elif kind == "attr":
+            self.rest.set_attribute(room, item[1], item[2], item[3], receiver_id=uid)
+        else:  # pragma: no cover
+            raise ValueError(kind)
+
+
+class Delivery:
+    def __init__(self, worker: "RoomWorker"):
+        self.worker = worker
+        self.bot = worker.bot
+        self.room = worker.room_id
+        self.pending: dict[str, list[tuple]] = {}  # seat -> kept items, in order
+        self.turn: Optional[Turn] = None  # the input being handled
+        self.view_seq: dict[str, int] = {}  # seat -> number of the newest view sent or kept
+        self.emitter = Emitter(self.bot, self.room, self._refused)
+
+    # --- effects ------------------------------------------------------------------------------------------------
+    def deliver(self, effects: list[Effect]) -> None:
+        for e in effects:
+            try:
+                self._one(e)
+            except SlurkAPIError as exc:
+                log.warning("room %s: could not deliver %s: %s", self.room, type(e).__name__, exc)
+            except Exception:
+                log.exception("room %s: could not deliver %s", self.room, type(e).__name__)
+
+    def _one(self, e: Effect) -> None:
+        w = self.worker
+        if isinstance(e, LogEvent):
+            data = dict(e.data)
+            receiver = None
+            if e.to is not None:
+                data.setdefault("receiver_seat", e.to)
+                receiver = w.user_of(e.to)
+            self.bot.logs.post(self.room, e.event, data, receiver, self.turn)
+        elif isinstance(e, Message):
+            if e.to is None:
+                self.say(e.text, e.html)
+            elif w.is_person(e.to):
+                self.to_seat(e.to, ("msg", e.text, bool(e.html)))
+        elif isinstance(e, ChatShown):
+            if not w.is_person(e.seat):
+                self.say(f"{w.display_name(e.seat)}: {e.text}", False)
+        elif isinstance(e, View):
+            if w.is_person(e.seat) and self.bot.spec.state_element:
+                self.to_seat(e.seat, ("view", e.data))
+        elif isinstance(e, SetText):
+            if e.to is None:
+                mark(self.turn)
+                self.bot.rest.set_text(self.room, e.element, e.text)
+                mark_done(self.turn)
+            elif w.is_person(e.to):
+                self.to_seat(e.to, ("text", e.element, e.text))
+        elif isinstance(e, SetTimer):
+            w.set_timer(e)
+        elif isinstance(e, CancelTimer):
+            self.bot.scheduler.cancel(self.room, e.name)
+        elif isinstance(e, GameOver):
+            for seat in w.person_seats():
+                self.to_seat(seat, ("attr", "text", "readonly", "true"))
+                self.to_seat(seat, ("attr", "text", "placeholder", CLOSED_PLACEHOLDER))
+            w.close(e)
+
+    def say(self, text: str, html: bool = False, receiver_id: Optional[int] = None) -> None:
+        """A chat message to the room (or privately), in order, without waiting for Slurk's acknowledgement."""
+        payload = {"room": self.room, "message": text, "html": bool(html)}
+        if receiver_id is not None:
+            payload["receiver_id"] = int(receiver_id)
+        self.emitter.send(payload, self.turn)
+
+    def _refused(self, out: _Out, reason: str) -> None:
+        """Slurk refused a message (called from the socket thread): keep it if its receiver is just offline."""
+        if out.seat is not None and out.item is not None and "not logged in" in reason:
+            self.worker.put("keep", (out.seat, out.item, out.gen))
+        else:
+            log.warning("room %s: Slurk refused a message: %s", self.room, reason)
+
+    # --- per-seat delivery with keeping -------------------------------------------------------------------------
+    def to_seat(self, seat: str, item: tuple) -> None:
+        if item[0] == "view":  # numbered, so a bounced view that a newer one superseded is dropped
+            self.view_seq[seat] = self.view_seq.get(seat, 0) + 1
+            item = ("view", item[1], self.view_seq[seat])
+        uid = self.worker.user_of(seat)
+        if uid is None or uid not in self.worker.online or self.pending.get(seat):
+            self._keep(seat, item)
+            return
+        self._send(seat, uid, item)
+
+    def kept(self, seat: str, item: tuple, gen: int) -> None:
+        """An update bounced because its receiver was offline when it arrived (a 422, or "not logged in"). Runs in
+        the room's worker thread. Keep it until they are back, unless a newer view superseded it, or they have
+        come back (joined again) since it was sent: then it goes out again now."""
+        if item[0] == "view" and item[2] != self.view_seq.get(seat):
+            return
+        uid = self.worker.user_of(seat)
+        if uid in self.worker.online and self.worker.join_gen.get(uid, 0) != gen:
+            self._send(seat, uid, item)
+            return
+        self.worker.online.discard(uid)
+        self._keep(seat, item)
+
+    def _keep(self, seat: str, item: tuple) -> None:
+        items = self.pending.setdefault(seat, [])
+        if item[0] == "view":
+            items[:] = [i for i in items if i[0] != "view"]
+        items.append(item)
+
+    def has_pending(self) -> bool:
+        return any(self.pending.values())
+
+    def flush(self, seat: str) -> None:
+        """Deliver what was kept for a seat whose person is online now (their page is ready)."""
+        uid = self.worker.user_of(seat)
+        items = self.pending.pop(seat, [])
+        if uid is None:
+            if items:
+                self.pending[seat] = items
+            return
+        for item in items:
+            self._send(seat, uid, item)
+
+    def _send(self, seat: str, uid: int, item: tuple) -> None:
+        """Send one per-user item. If its receiver turns out to be offline, it comes back through `kept()`."""
+        gen = self.worker.join_gen.get(uid, 0)
+        if item[0] == "msg":
+            payload = {"room": self.room, "message": item[1], "html": item[2], "receiver_id": int(uid)}
+            self.emitter.send(payload, self.turn, seat, item, gen)
+        else:
+            self.bot.pages.submit(self, seat, uid, item, self.turn, gen)

@@ -1,0 +1,438 @@
+"""One room's worker: a thread and a FIFO queue, so a room's events are handled strictly in order while different
+rooms run concurrently (a slow brain in one room never delays another).
+
+The worker maps Slurk events to match inputs and hands the match's effects to `Delivery`. It holds no game rule:
+which seat a person takes is the configured seat plan (people take `person_seat_order` seats as they appear, the
+other seats are brains), and everything else is decided by the `Match`.
+
+A room is *attached* (a match is started in it) when it was announced by `new_task_room` for our task, or when it
+is a member room (reported by `joined_room`) whose layout is the task's layout and which is not the waiting room.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import secrets
+import threading
+import time
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any, Optional
+
+from tasks.core.codes import CompletionConfig
+from tasks.core.driver import MatchDriver
+from tasks.core.match import Match, SeatInfo, TimerConfig
+from tasks.core.protocol import (
+    Action, Chat, Command, GameOver, Input, Join, Leave, LogEvent, SetTimer, parse_command_text,
+)
+
+from .delivery import Delivery, Turn
+from .rest import SlurkAPIError
+from .store import RoomRecord
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .runtime import SlurkBot
+
+log = logging.getLogger(__name__)
+
+# Brain moves allowed in reaction to one input: a confused agent cannot flood a room (the driver logs an error).
+MAX_BRAIN_MOVES = 100
+FAILURE_TEXT = "Sorry, something went wrong on our side while handling that. Please try again."
+
+
+def _uid(user: Any) -> Optional[int]:
+    try:
+        return int(user["id"] if isinstance(user, dict) else user)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+class RoomWorker:
+    def __init__(self, bot: "SlurkBot", room_id: int):
+        self.bot = bot
+        self.room_id = int(room_id)
+        self.queue: "queue.Queue[tuple]" = queue.Queue()
+        self.thread = threading.Thread(target=self._loop, name=f"room-{room_id}", daemon=True)
+        self.state = "new"  # new -> attached -> closed | ignored | stopped
+        self.match: Optional[Match] = None
+        self.driver: Optional[MatchDriver] = None
+        self.seats: dict[str, dict] = {}  # seat -> {kind, name, user_id, brain}
+        self.online: set[int] = set()
+        self.join_gen: dict[int, int] = {}  # user -> how often they (re)joined; a bounce from before is stale
+        self.synced_gen = -1
+        self.seat_map_logged = False
+        self.timer_deadlines: dict[str, tuple[int, float]] = {}  # name -> (token, wall-clock deadline)
+        self.delivery = Delivery(self)
+
+    def __repr__(self) -> str:
+        return f"RoomWorker(room={self.room_id}, state={self.state})"
+
+    # --- queue --------------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        if not self.thread.is_alive() and self.thread.ident is None:
+            self.thread.start()
+
+    def put(self, kind: str, data: Any = None, t_recv: Optional[float] = None) -> None:
+        self.queue.put((kind, data, time.perf_counter() if t_recv is None else t_recv))
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                kind, data, t_recv = self.queue.get(timeout=None if self.state == "attached" else 1.0)
+            except queue.Empty:
+                kind = None
+            if kind == "stop":
+                return
+            if kind is not None:
+                try:
+                    self._handle(kind, data, t_recv)
+                except Exception:
+                    log.exception("room %s: handling %s failed", self.room_id, kind)
+                    self._answer_failure(kind, data)
+                finally:
+                    self.delivery.turn = None
+            if self.done() and self.bot._retire(self):
+                if self.state == "closed":
+                    self._leave()
+                return
+
+    def done(self) -> bool:
+        """Nothing left to do here: not a task room, or a finished game whose last words have all gone out."""
+        if self.state == "ignored":
+            return True
+        return (self.state == "closed" and not self.delivery.has_pending() and self.delivery.emitter.idle()
+                and not self.bot.pages.pending(self.room_id))
+
+    def _leave(self) -> None:
+        """Leave a finished room. Slurk sends `stop_typing` to every room a sender is in, so a bot that stayed in
+        all its old rooms would make each of its messages cost more and more."""
+        try:
+            self.bot.rest.leave_room(self.bot.user_id, self.room_id)
+        except SlurkAPIError as exc:
+            log.info("room %s: could not leave the finished room: %s", self.room_id, exc)
+
+    def _answer_failure(self, kind: str, data: Any) -> None:
+        """Tell the room (or the person who caused it) that something failed; never raise from here."""
+        try:
+            uid = _uid(data.get("user")) if isinstance(data, dict) else None
+            seat = self.seat_of(uid) if uid is not None else None
+            if seat is not None and uid in self.online:
+                self.delivery.say(FAILURE_TEXT, receiver_id=uid)
+            elif kind in ("text", "command", "timer", "status") and self.state == "attached":
+                self.delivery.say(FAILURE_TEXT)
+        except Exception:
+            log.exception("room %s: could not report a failure", self.room_id)
+
+    def came_online(self, uid: int) -> None:
+        self.online.add(uid)
+        self.join_gen[uid] = self.join_gen.get(uid, 0) + 1
+
+    # --- seats --------------------------------------------------------------------------------------------------
+    def user_of(self, seat: str) -> Optional[int]:
+        info = self.seats.get(seat)
+        return None if info is None else info.get("user_id")
+
+    def seat_of(self, user_id: Optional[int]) -> Optional[str]:
+        for seat, info in self.seats.items():
+            if info.get("user_id") == user_id and info["kind"] == "person":
+                return seat
+        return None
+
+    def is_person(self, seat: Optional[str]) -> bool:
+        return seat in self.seats and self.seats[seat]["kind"] == "person"
+
+    def person_seats(self) -> list[str]:
+        return [s for s, i in self.seats.items() if i["kind"] == "person"]
+
+    def display_name(self, seat: str) -> str:
+        return self.match.name_of(seat) if self.match else seat
+
+    def _take_seat(self, uid: int, name: str) -> Optional[str]:
+        seat = self.seat_of(uid)
+        if seat is not None:
+            return seat
+        for seat in self.bot.person_order:
+            if self.seats[seat]["user_id"] is None:
+                self.seats[seat]["user_id"] = uid
+                self.seats[seat]["name"] = name or f"user {uid}"
+                self.match.seats[seat].name = self.seats[seat]["name"]
+                self.bot.store.update_seats(self.room_id, self.seats)
+                self._log_seat_map()
+                return seat
+        log.info("room %s: user %s joined but every seat is taken; they can watch", self.room_id, uid)
+        return None
+
+    def _log_seat_map(self) -> None:
+        if self.seat_map_logged or any(i["user_id"] is None for i in self.seats.values() if i["kind"] == "person"):
+            return
+        self.seat_map_logged = True
+        self.delivery.deliver([LogEvent("seat_map", {s: i["user_id"] for s, i in self.seats.items()})])
+
+    # --- dispatch -----------------------------------------------------------------------------------------------
+    def _handle(self, kind: str, data: Any, t_recv: float) -> None:
+        if kind == "restore":
+            self._restore(data)
+        elif kind == "announce":
+            self._announce(data or [])
+        elif kind == "joined":
+            if self.state == "new":
+                self._attach(announced=None)
+            elif self.state == "attached":
+                self._resync()
+        elif kind == "sync":
+            if self.state == "attached":
+                self._resync()
+        elif kind == "keep":
+            self.delivery.kept(*data)
+        elif kind == "left":
+            # Slurk sends left_room on our own disconnect too; membership (and the game) is kept either way.
+            log.info("room %s: left_room received", self.room_id)
+        elif self.state == "closed":
+            self._closed_event(kind, data)
+        elif self.state != "attached":
+            return
+        elif kind == "status":
+            self._on_status(data, t_recv)
+        elif kind == "text":
+            self._on_text(data, t_recv)
+        elif kind == "command":
+            self._on_command(data, t_recv)
+        elif kind == "timer":
+            self._feed(data, None)
+
+    def _feed(self, inp: Input, t_recv: Optional[float]) -> None:
+        self.bot.metrics.count_event()
+        self.delivery.turn = None if t_recv is None else Turn(t_recv, self.bot.metrics)
+        for batch in self.driver.feed(inp):
+            self.delivery.deliver(batch)
+            if self.state != "attached" or self.bot.stopping:
+                break  # game over, or the bot is shutting down (every handled input is already stored)
+
+    # --- attaching ----------------------------------------------------------------------------------------------
+    def _announce(self, users: list) -> None:
+        if self.state != "new":
+            return
+        try:
+            self.bot.rest.join_room(self.bot.user_id, self.room_id)
+        except SlurkAPIError as exc:
+            log.error("room %s: could not join the announced task room: %s", self.room_id, exc)
+            self.state = "ignored"
+            return
+        self._attach(announced=users)
+
+    def _is_task_room(self) -> bool:
+        if self.bot.config.slurk.waiting_room is not None and self.room_id == self.bot.config.slurk.waiting_room:
+            return False
+        layout = self.bot.task_layout_id()
+        if layout is None:
+            return False
+        room = self.bot.rest.get_room(self.room_id)
+        return room.get("layout_id") == layout
+
+    def _attach(self, announced: Optional[list]) -> None:
+        status = self.bot.store.status(self.room_id)
+        if status is not None and status != "open":
+            self.state = "ignored"  # a finished game; do not start another in the same room
+            return
+        if status == "open":
+            rec = self.bot.store.get(self.room_id)
+            if rec is not None and rec.task == self.bot.spec.name:
+                self._restore(rec)
+                self._resync()
+                return
+        if announced is None and not self._is_task_room():
+            log.info("room %s is not a room of task %s; not playing there", self.room_id, self.bot.task_id)
+            self.state = "ignored"
+            return
+        self._start_match(announced or [])
+
+    def _new_match(self, seed: int, options: dict, seats: dict, meta: dict) -> None:
+        spec = self.bot.spec
+        game = spec.game_class(seed, options)
+        infos = {s: SeatInfo(kind=i["kind"], name=i.get("name") or "") for s, i in seats.items()}
+        timers = TimerConfig(**meta["timers"]) if "timers" in meta else self.bot.config.timers
+        completion = CompletionConfig(**meta["completion"]) if "completion" in meta else self.bot.config.completion
+        self.match = Match(game, infos, timers=timers, completion=completion)
+        brains = {s: spec.make_brain(i["brain"], s, seed, self.bot.llm_client, options)
+                  for s, i in seats.items() if i["kind"] == "agent"}
+        self.driver = MatchDriver(self.match, brains, on_input=self._persist, max_steps=MAX_BRAIN_MOVES)
+        self.seats = seats
+
+    def _persist(self, inp: Input) -> None:
+        self.bot.store.add_input(self.room_id, self.match.seq, inp)
+
+    def _start_match(self, announced: list) -> None:
+        bot = self.bot
+        seed = secrets.randbelow(2 ** 31)
+        seats = {}
+        for seat in bot.spec.seats:
+            if seat in bot.person_order:
+                seats[seat] = {"kind": "person", "name": "", "user_id": None, "brain": None}
+            else:
+                seats[seat] = {"kind": "agent", "name": seat.replace("_", " ").title(), "user_id": None,
+                               "brain": bot.brain_names[seat]}
+        meta = {"timers": asdict(bot.config.timers), "completion": asdict(bot.config.completion)}
+        options = dict(bot.config.task_options)
+        self._new_match(seed, options, seats, meta)
+        opened_at = time.time()
+        bot.store.open_room(RoomRecord(self.room_id, bot.spec.name, seed, options, seats, "open", opened_at,
+                                       meta=meta))
+        self.state = "attached"
+        self.synced_gen = bot.gen
+        log.info("room %s: game %s started (seed %s)", self.room_id, bot.spec.name, seed)
+        for batch in self.driver.open():
+            self._note_timers(batch, opened_at)
+            self.delivery.deliver(batch)
+        # People announced with the room take seats first, in the announced order.
+        for user in announced:
+            uid = _uid(user)
+            if uid is not None and uid != bot.user_id:
+                self._take_seat(uid, user.get("name", "") if isinstance(user, dict) else "")
+        self._log_seat_map()
+        for user in sorted(self._online_users(), key=lambda u: (self.seat_of(_uid(u)) is None, _uid(u))):
+            if self.state == "attached":
+                self._appeared(_uid(user), user.get("name", ""), None)
+
+    def _online_users(self) -> list[dict]:
+        users = self.bot.rest.get_room_users(self.room_id)
+        return [u for u in users if _uid(u) is not None and _uid(u) != self.bot.user_id]
+
+    def _note_timers(self, effects, t: float) -> None:
+        for e in effects:
+            if isinstance(e, SetTimer):
+                self.timer_deadlines[e.name] = (e.token, t + e.seconds)
+
+    def set_timer(self, e: SetTimer) -> None:
+        self.timer_deadlines[e.name] = (e.token, time.time() + e.seconds)
+        self.bot.scheduler.set(self.room_id, e.name, e.token, e.seconds)
+
+    # --- restoring after a restart ------------------------------------------------------------------------------
+    def _restore(self, rec: RoomRecord) -> None:
+        if self.state != "new":
+            return
+        self._new_match(rec.seed, rec.options, rec.seats, rec.meta)
+        self.seat_map_logged = all(i.get("user_id") is not None for i in rec.seats.values() if i["kind"] == "person")
+        replayed = self.driver.replay([], t0=rec.opened_at)
+        self._note_timers(replayed, rec.opened_at)
+        for inp in rec.inputs:
+            effects = self.driver.replay([inp])
+            self._note_timers(effects, getattr(inp, "t", 0.0) or time.time())
+            replayed += effects
+        self._backfill_logs(rec, replayed)
+        self.state = "attached"
+        now = time.time()
+        for name, token in self.match.pending_timers().items():
+            known = self.timer_deadlines.get(name)
+            if known and known[0] == token:
+                left = max(0.0, known[1] - now)
+            else:  # pragma: no cover - every armed timer comes from a replayed SetTimer
+                log.warning("room %s: no deadline known for timer %s; firing it now", self.room_id, name)
+                left = 0.0
+            self.bot.scheduler.set(self.room_id, name, token, left)
+        log.info("room %s: resumed %s after %d inputs", self.room_id, rec.task, len(rec.inputs))
+        if self.match.over:
+            self.delivery.deliver([GameOver(self.match.status, self.match.results)])
+            return
+        # A brain may have been about to answer when the process died.
+        for batch in self.driver.resume():
+            self.delivery.deliver(batch)
+
+    def _backfill_logs(self, rec: RoomRecord, replayed: list) -> None:
+        """Post the game_start / game_input logs that a crash kept from reaching Slurk, so that Slurk's logs alone
+        still rebuild the game."""
+        try:
+            logs = self.bot.rest.get_logs(room_id=self.room_id)
+        except SlurkAPIError as exc:
+            log.warning("room %s: cannot check Slurk's logs after the restart: %s", self.room_id, exc)
+            return
+        starts = [i for i, x in enumerate(logs)
+                  if x.get("event") == "game_start" and (x.get("data") or {}).get("seed") == rec.seed]
+        ours = logs[starts[-1]:] if starts else []
+        logged = {(x.get("data") or {}).get("seq") for x in ours if x.get("event") == "game_input"}
+        missing = [e for e in replayed if isinstance(e, LogEvent) and (
+            (e.event == "game_start" and not starts) or (e.event == "game_input" and e.data.get("seq") not in logged))]
+        if missing:
+            log.info("room %s: posting %d log events lost before the restart", self.room_id, len(missing))
+            self.delivery.deliver(missing)
+
+    def _resync(self) -> None:
+        """After a (re)connect or restart: learn who is online, deliver kept updates, re-send every view."""
+        if self.synced_gen == self.bot.gen:
+            return
+        self.synced_gen = self.bot.gen
+        online = {_uid(u): u for u in self._online_users()}
+        for seat in self.person_seats():
+            uid = self.user_of(seat)
+            present = seat in self.match.present
+            if uid in online:
+                self.came_online(uid)
+                self.delivery.flush(seat)
+                if not present:
+                    self._feed(Join(seat, time.time()), None)  # came while we were away
+            else:
+                self.online.discard(uid)
+                if present and uid is not None:
+                    self._feed(Leave(seat, time.time()), None)  # left while we were away
+        for uid, user in online.items():
+            if self.seat_of(uid) is None and self.state == "attached":
+                self._appeared(uid, user.get("name", ""), None)
+        if self.state == "attached":
+            self.delivery.deliver(self.match.views())
+
+    # --- events -------------------------------------------------------------------------------------------------
+    def _appeared(self, uid: Optional[int], name: str, t_recv: Optional[float]) -> None:
+        if uid is None:
+            return
+        seat = self._take_seat(uid, name)
+        self.came_online(uid)
+        if seat is None:
+            return
+        self.delivery.flush(seat)
+        self._feed(Join(seat, time.time()), t_recv)
+
+    def _on_status(self, data: dict, t_recv: float) -> None:
+        uid = _uid(data.get("user"))
+        kind = data.get("type")
+        if kind == "join":
+            self._appeared(uid, (data.get("user") or {}).get("name", ""), t_recv)
+        elif kind == "leave":
+            self.online.discard(uid)
+            seat = self.seat_of(uid)
+            if seat is not None:
+                self._feed(Leave(seat, time.time()), t_recv)
+
+    def _on_text(self, data: dict, t_recv: float) -> None:
+        seat = self.seat_of(_uid(data.get("user")))
+        if seat is None or data.get("private") or data.get("broadcast"):
+            return
+        message = data.get("message")
+        if not isinstance(message, str):
+            message = "" if message is None else str(message)
+        self._feed(Chat(seat, message, time.time()), t_recv)
+
+    def _on_command(self, data: dict, t_recv: float) -> None:
+        seat = self.seat_of(_uid(data.get("user")))
+        if seat is None or data.get("broadcast"):
+            return
+        command = data.get("command")
+        if isinstance(command, str):
+            name, args = parse_command_text(command)
+            inp: Input = Command(seat, name, args, time.time())
+        else:
+            inp = Action(seat, command, time.time())
+        self._feed(inp, t_recv)
+
+    def _closed_event(self, kind: str, data: Any) -> None:
+        """A finished room keeps delivering what a returning person missed (e.g. their completion code)."""
+        if kind == "status" and isinstance(data, dict) and data.get("type") == "join":
+            uid = _uid(data.get("user"))
+            seat = self.seat_of(uid)
+            if seat is not None:
+                self.came_online(uid)
+                self.delivery.flush(seat)
+
+    # --- closing ------------------------------------------------------------------------------------------------
+    def close(self, over: GameOver) -> None:
+        self.state = "closed"
+        self.bot.scheduler.cancel_room(self.room_id)
+        self.bot.store.close_room(self.room_id, over.status, over.results)
+        log.info("room %s: game over (%s)", self.room_id, over.status)

@@ -1,0 +1,367 @@
+"""The Slurk runtime: one bot user serving one task in every room it is given.
+
+```python
+bot = SlurkBot(load_config("bot.yaml"), SPEC)
+bot.run()            # = start() + wait until stop() or Ctrl-C
+# or, in tests:  bot.start(); ...; bot.stop()
+```
+
+- One `socketio.Client` per bot *instance*, handlers registered before `connect`, credentials in the handshake
+  headers (`Authorization: Bearer <token>`, `user: "<id>"`). Slurk accepts bad credentials silently, so `start()`
+  waits until either a `joined_room` arrives or `GET /users/{id}` shows this connection's sid; otherwise it raises
+  `SlurkAuthError` naming the likely cause.
+- Socket handlers never block: they put the event into its room's queue (`rooms.RoomWorker`). The engine.io client
+  is made to dispatch messages in arrival order (python-engineio otherwise starts one thread per message), so a
+  room's queue receives its events in the order Slurk sent them.
+- Rooms announced by `new_task_room` for our task are joined (`POST /users/{bot}/rooms/{room}`); every room reported
+  by `joined_room` (on connect and on every reconnect) is (re)attached: a task-layout room gets a match, a room
+  already playing is re-synced (presence, kept updates, views).
+- Open rooms are stored after every input (`store.RoomStore`) and resumed on start (replay, timers re-armed,
+  views re-sent, log events lost in a crash re-posted).
+- Effects leave without blocking the room: chat messages through a per-room `Emitter` (one in flight, so order is
+  kept), logs and per-user page updates through shared pools that keep each room's order (`delivery.py`).
+- A finished room is left once its last messages are out: Slurk sends `stop_typing` to every room of a sender, so
+  each message of a bot that stayed in all its old rooms would cost more and more.
+- `metrics` records each input's turnaround (event received -> first effect sent / acknowledged) for the bench.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Optional
+
+import engineio
+import socketio
+
+from ..config import Config
+from .delivery import LogShipper, Metrics, PageUpdates
+from .rest import SlurkAPIError, SlurkREST
+from .rooms import RoomWorker
+from .store import RoomStore
+from .timers import Scheduler
+
+from tasks.core.protocol import TimerFired
+
+log = logging.getLogger(__name__)
+
+
+class SlurkAuthError(RuntimeError):
+    """Slurk did not log the bot in (it never refuses a socket, so this is detected after connecting)."""
+
+
+class SlurkConnectionError(RuntimeError):
+    """The Slurk server could not be reached."""
+
+
+# Events a bot never handles. Slurk sends `stop_typing` to every room of a sender after each message, so a bot in
+# N rooms receives N of them per message it sends; they are dropped before they are decoded.
+_IGNORED_PACKETS = tuple(f'42["{name}",' for name in ("stop_typing", "start_typing", "typed_message", "mouse"))
+
+
+class _InOrderEngineIO(engineio.Client):
+    """Runs the message handler in the reading thread, so socket.io events are dispatched in arrival order.
+
+    Our handlers only enqueue (they never block or wait for an ack), so this cannot stall the connection.
+    """
+
+    def _trigger_event(self, event, *args, **kwargs):
+        if event == "message":
+            if args and isinstance(args[0], str) and args[0].startswith(_IGNORED_PACKETS):
+                return None
+            kwargs["run_async"] = False
+        return super()._trigger_event(event, *args, **kwargs)
+
+
+class _InOrderClient(socketio.Client):
+    def _engineio_client_class(self):
+        return _InOrderEngineIO
+
+
+def _uid(user: Any) -> Optional[int]:
+    try:
+        return int(user["id"] if isinstance(user, dict) else user)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+class SlurkBot:
+    def __init__(self, config: Config, spec, llm_client=None, *, rest: Optional[SlurkREST] = None,
+                 metrics: Optional[Metrics] = None):
+        config.slurk.require()
+        self.config = config
+        self.spec = spec
+        self.llm_client = llm_client
+        self.person_order, self.brain_names = config.seat_plan(spec)
+        s = config.slurk
+        self.url = s.url
+        self.user_id = int(s.user_id)
+        self.task_id = int(s.task_id)
+        self._token = s.token
+        self.rest = rest or SlurkREST(s.url, s.token, etag=s.etag)
+        self.metrics = metrics or Metrics()
+        self.store: Optional[RoomStore] = None
+        self.scheduler: Optional[Scheduler] = None
+        self.logs: Optional[LogShipper] = None
+        self.pages: Optional[PageUpdates] = None
+        self.gen = 0  # connection generation: +1 on every disconnect
+        self._rooms: dict[int, RoomWorker] = {}
+        self._retired: dict[int, str] = {}
+        self._lock = threading.RLock()
+        self._connected = threading.Event()
+        self._joined_any = threading.Event()
+        self._stopped = threading.Event()
+        self._live = False
+        self._task_layout: Optional[int] = None
+        self._sio = _InOrderClient(reconnection=True, reconnection_delay=0.5, reconnection_delay_max=3,
+                                   logger=False, engineio_logger=False)
+        self._register_handlers()
+
+    def __repr__(self) -> str:
+        return f"SlurkBot(task={self.spec.name!r}, url={self.url!r}, user_id={self.user_id}, token='***')"
+
+    # --- lifecycle ----------------------------------------------------------------------------------------------
+    def start(self) -> "SlurkBot":
+        """Open the state db, connect, check the login, resume open rooms.
+
+        Raises SlurkAuthError (bad credentials) or SlurkConnectionError (no server)."""
+        self.store = RoomStore(self.config.state_db, server=self.url, bot_user=self.user_id)
+        self.scheduler = Scheduler(self._timer_fired)
+        self.logs = LogShipper(self.rest)
+        self.pages = PageUpdates(self.rest, self.spec.state_element)
+        restored = []
+        for rec in self.store.open_rooms(task=self.spec.name):
+            w = self._worker(rec.room_id, create=True)
+            w.put("restore", rec)
+            restored.append(w)
+        try:
+            self._sio.connect(self.url, headers={"Authorization": f"Bearer {self._token}", "user": str(self.user_id)},
+                              namespaces=["/"], wait_timeout=max(5.0, self.config.slurk.auth_timeout))
+        except socketio.exceptions.ConnectionError as exc:
+            self._shutdown()
+            raise SlurkConnectionError(f"Cannot connect to the Slurk server at {self.url}: {exc}. "
+                                       "Is it running, and is the address right (SLURK_URL / SLURK_HOST)?") from None
+        try:
+            self._verify_login()
+        except Exception:
+            self._shutdown()
+            raise
+        log.info("logged in to %s as user %s for task %s (%s)", self.url, self.user_id, self.task_id, self.spec.name)
+        with self._lock:
+            self._live = True
+            for w in list(self._rooms.values()):
+                w.start()
+        threading.Thread(target=self._watch, name="slurk-emit-watch", daemon=True).start()
+        for w in restored:
+            w.put("sync")
+        return self
+
+    def run(self) -> None:
+        """Serve until stop() is called (from another thread or a signal handler) or Ctrl-C."""
+        self.start()
+        try:
+            while not self._stopped.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            log.info("interrupted; stopping")
+        finally:
+            self.stop()
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        return self._stopped.wait(timeout)
+
+    def stop(self) -> None:
+        """Disconnect and stop every room worker. Open games stay open in the state db and resume on next start."""
+        if self._stopped.is_set():
+            return
+        self._stopped.set()
+        self._shutdown()
+
+    def _shutdown(self) -> None:
+        self._stopped.set()
+        try:
+            self._sio.disconnect()
+        except Exception:  # pragma: no cover
+            log.debug("disconnect failed", exc_info=True)
+        with self._lock:
+            workers = list(self._rooms.values())
+        for w in workers:
+            w.put("stop")
+        for w in workers:
+            if w.thread.is_alive():
+                w.thread.join(timeout=10)
+        if self.scheduler:
+            self.scheduler.stop()
+        if self.pages:
+            self.pages.stop()
+        if self.logs:
+            self.logs.stop()
+        if self.store:
+            self.store.close()
+
+    def _verify_login(self) -> None:
+        timeout = self.config.slurk.auth_timeout
+        deadline = time.monotonic() + timeout
+        session = None
+        while True:
+            if self._joined_any.is_set():
+                return
+            try:
+                user = self.rest.get_user(self.user_id)
+            except SlurkAPIError as exc:
+                if exc.status == 404:
+                    raise SlurkAuthError(
+                        f"Slurk at {self.url} has no user with id {self.user_id}; check the bot's user id "
+                        "(SLURK_USER / BOT_ID / slurk.user_id).") from None
+                user = {}
+            session = user.get("session_id")
+            try:
+                sid = self._sio.get_sid("/")
+            except Exception:
+                sid = None
+            if session and sid and session == sid:
+                return
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.1)
+        raise SlurkAuthError(
+            f"Slurk at {self.url} accepted the socket but did not log the bot in: no joined_room arrived within "
+            f"{timeout:g} s and user {self.user_id}'s session is {'another connection' if session else 'empty'}. "
+            f"Likely cause: the token is not the token of user {self.user_id} (check SLURK_TOKEN / BOT_TOKEN "
+            "against SLURK_USER / BOT_ID), or the token has no room, so there was nothing to join.")
+
+    # --- socket.io ----------------------------------------------------------------------------------------------
+    def _register_handlers(self) -> None:
+        sio = self._sio
+        sio.on("connect", self._on_connect)
+        sio.on("disconnect", self._on_disconnect)
+        sio.on("joined_room", self._on_joined_room)
+        sio.on("left_room", self._on_left_room)
+        sio.on("new_task_room", self._on_new_task_room)
+        sio.on("status", lambda d: self._on_room_event("status", d))
+        sio.on("text_message", lambda d: self._on_room_event("text", d))
+        sio.on("command", lambda d: self._on_room_event("command", d))
+
+    def _on_connect(self) -> None:
+        self._connected.set()
+        self._check_emitters()  # messages waiting for the (re)connection go out now
+
+    def _check_emitters(self) -> None:
+        with self._lock:
+            workers = list(self._rooms.values())
+        for w in workers:
+            w.delivery.emitter.check(self.config.slurk.emit_timeout)
+
+    def _watch(self) -> None:
+        """Gives up on messages Slurk never acknowledged and resends those caught by a dropped connection."""
+        while not self._stopped.wait(0.5):
+            try:
+                self._check_emitters()
+            except Exception:  # pragma: no cover
+                log.exception("emitter check failed")
+
+    def _on_disconnect(self, reason=None) -> None:
+        with self._lock:
+            self.gen += 1
+        self._connected.clear()
+        if not self._stopped.is_set():
+            log.warning("socket disconnected (%s); reconnecting", reason)
+
+    def _on_joined_room(self, data) -> None:
+        t = time.perf_counter()
+        room = _room(data)
+        if room is None or _uid(data.get("user")) not in (None, self.user_id):
+            return
+        self._joined_any.set()
+        self._dispatch(room, "joined", data, t)
+
+    def _on_left_room(self, data) -> None:
+        room = _room(data)
+        if room is not None:
+            self._dispatch(room, "left", data, time.perf_counter(), create=False)
+
+    def _on_new_task_room(self, data) -> None:
+        t = time.perf_counter()
+        room = _room(data)
+        try:
+            task = int(data.get("task"))
+        except (TypeError, ValueError, AttributeError):
+            return
+        if room is None or task != self.task_id:
+            return
+        self._dispatch(room, "announce", data.get("users") or [], t)
+
+    def _on_room_event(self, kind: str, data) -> None:
+        t = time.perf_counter()
+        if not isinstance(data, dict):
+            return
+        if _uid(data.get("user")) == self.user_id:
+            return  # our own echo
+        room = _room(data)
+        if room is not None:
+            self._dispatch(room, kind, data, t, create=False)
+
+    def _dispatch(self, room: int, kind: str, data: Any, t: float, create: bool = True) -> None:
+        with self._lock:
+            if room in self._retired:
+                if not (kind == "announce" and self._retired[room] == "ignored"):
+                    return
+                del self._retired[room]  # a room we skipped is now announced for our task
+            w = self._worker(room, create=create)
+            if w is not None:
+                w.put(kind, data, t)
+
+    def _worker(self, room: int, create: bool) -> Optional[RoomWorker]:
+        with self._lock:
+            w = self._rooms.get(room)
+            if w is None and create and not self._stopped.is_set():
+                w = self._rooms[room] = RoomWorker(self, room)
+                if self._live:
+                    w.start()
+            return w
+
+    def _retire(self, worker: RoomWorker) -> bool:
+        """Called by a worker that has nothing left to do. True when it may exit (no event is waiting for it)."""
+        with self._lock:
+            if not worker.queue.empty():
+                return False
+            self._rooms.pop(worker.room_id, None)
+            self._retired[worker.room_id] = worker.state
+            return True
+
+    def _timer_fired(self, room: int, name: str, token: int) -> None:
+        self._dispatch(room, "timer", TimerFired(name, token, time.time()), time.perf_counter(), create=False)
+
+    # --- used by room workers -----------------------------------------------------------------------------------
+    def task_layout_id(self) -> Optional[int]:
+        if self._task_layout is None:
+            try:
+                self._task_layout = self.rest.get_task(self.task_id).get("layout_id")
+            except SlurkAPIError as exc:
+                log.error("cannot read task %s: %s", self.task_id, exc)
+                return None
+        return self._task_layout
+
+    # --- introspection (tests, diagnostics) ---------------------------------------------------------------------
+    def room(self, room_id: int) -> Optional[RoomWorker]:
+        with self._lock:
+            return self._rooms.get(int(room_id))
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopped.is_set()
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    @property
+    def sio(self) -> socketio.Client:
+        return self._sio
+
+
+def _room(data) -> Optional[int]:
+    try:
+        return int(data["room"])
+    except (KeyError, TypeError, ValueError):
+        return None

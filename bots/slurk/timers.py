@@ -1,0 +1,81 @@
+"""One scheduler thread (a heap of deadlines) for every room's timers.
+
+A timer is keyed by (room, name); setting it again replaces it, cancelling removes it. When it fires, the callback
+gets (room, name, token) and puts a `TimerFired` into that room's queue, so timers are handled in order with the
+room's other events. Stale firings are harmless anyway: the match ignores tokens it no longer expects.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import threading
+import time
+from typing import Callable
+
+log = logging.getLogger(__name__)
+
+
+class Scheduler:
+    def __init__(self, fire: Callable[[int, str, int], None], clock: Callable[[], float] = time.monotonic):
+        self._fire = fire
+        self._clock = clock
+        self._heap: list = []
+        self._current: dict[tuple[int, str], int] = {}  # (room, name) -> entry id
+        self._ids = itertools.count(1)
+        self._cond = threading.Condition()
+        self._stopped = False
+        self._thread = threading.Thread(target=self._loop, name="slurk-timers", daemon=True)
+        self._thread.start()
+
+    def set(self, room: int, name: str, token: int, seconds: float) -> None:
+        with self._cond:
+            entry = next(self._ids)
+            self._current[(room, name)] = entry
+            heapq.heappush(self._heap, (self._clock() + max(0.0, seconds), entry, room, name, token))
+            self._cond.notify()
+
+    def cancel(self, room: int, name: str) -> None:
+        with self._cond:
+            self._current.pop((room, name), None)
+
+    def cancel_room(self, room: int) -> None:
+        with self._cond:
+            for key in [k for k in self._current if k[0] == room]:
+                del self._current[key]
+
+    def pending(self, room: int) -> dict[str, float]:
+        """name -> seconds left, for tests and diagnostics."""
+        now = self._clock()
+        with self._cond:
+            live = {e: (r, n) for (r, n), e in self._current.items() if r == room}
+            return {n: round(due - now, 3) for due, e, r, n, _ in self._heap if e in live}
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+        self._thread.join(timeout=2)
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._stopped:
+                    if self._heap:
+                        due = self._heap[0][0]
+                        wait = due - self._clock()
+                        if wait <= 0:
+                            break
+                        self._cond.wait(wait)
+                    else:
+                        self._cond.wait()
+                if self._stopped:
+                    return
+                due, entry, room, name, token = heapq.heappop(self._heap)
+                if self._current.get((room, name)) != entry:
+                    continue  # cancelled or replaced
+                del self._current[(room, name)]
+            try:
+                self._fire(room, name, token)
+            except Exception:  # pragma: no cover - the callback only enqueues
+                log.exception("timer %s of room %s could not be delivered", name, room)
