@@ -1,10 +1,18 @@
 """Benchmark of the Slurk runtime: K concurrent rooms (K = 1, 10, 50) of scripted people over real sockets against
 the Slurk test double, each person playing the toy game against a symbolic brain seated by the bot.
 
-    python -m bench.bench_runtime [--rooms 1,10,50] [--seconds 8] [--think 1.0]
+    python -m bench.bench_runtime [--rooms 1,10,50] [--seconds 8] [--think 1.0] [--in-process] [--compare-rooms 50]
 
-Three processes, so that the measured bot does not share its interpreter with the load: the double (REST +
-socket.io server), the people (one socket.io client and one thread per room), and the bot (this process).
+Processes, so that the measured bot does not share its interpreter with the load (as in a deployment, where the bot
+is its own process and the Slurk server another): the double (REST + socket.io server, a `multiprocessing` child),
+the people (one socket.io client and one thread per room, a `multiprocessing` child per K), and the bot, by default
+a separate `python -m bots serve tests.toygame:SPEC` subprocess configured through a temporary YAML file plus
+SLURK_TOKEN, which reports its metrics through `BOT_METRICS_OUT` (see bots/slurk/serve.py: SIGUSR1 opens the
+measurement window, SIGTERM stops the bot and writes the JSON). This process only provisions (REST against the
+double) and orchestrates. `--in-process` instead runs the bot inside this process (`SlurkBot(...).start()`), the
+layout of the earlier bench; by default K=50 (`--compare-rooms`) is measured both ways in the same run and the ratio
+is printed. Only 127.0.0.1 is used; every child is terminated in a `finally`.
+
 Each person loops: a chat line, then `/propose N`, waits until the bot announces the proposal, thinks `--think`
 seconds, repeats. Reported per K: the bot's turnaround (a Slurk event reaching the bot -> the first effect sent for
 it, as recorded by `SlurkBot.metrics`) p50/p99, the same until Slurk acknowledged that effect (which adds the
@@ -13,9 +21,12 @@ server's time), and the Slurk events the bot handled per second.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing as mp
 import os
 import random
+import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -25,6 +36,11 @@ TARGET_MS = 50.0
 BOT_PERMS = {"api": True, "send_message": True, "send_html_message": True, "send_privately": True,
              "send_command": True}
 PERSON_PERMS = {"send_message": True, "send_command": True}
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOY_SPEC = "tests.toygame:SPEC"
+# inherited variables that bots.config / serve would read; the bench sets its own
+_BOT_ENV_PREFIXES = ("SLURK_", "BOT_", "LLM_", "OPENAI_")
+_BOT_ENV_NAMES = ("TASK_ID", "WAITING_ROOM")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -116,90 +132,248 @@ def _run_people(url: str, people: list, think: float, conn) -> None:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# process 3 (this one): the bot
+# the bot: a subprocess (default) or this process (--in-process)
 
 
-def run(rooms_list=(1, 10, 50), seconds: float = 8.0, think: float = 1.0, out=sys.stdout) -> list[dict]:
-    from bots.config import Config, SlurkSettings
+def _wait_for(pred, timeout: float, what: str, proc=None) -> None:
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"the bot exited with status {proc.returncode} while waiting for {what}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(0.05)
+
+
+def _recv(conn, timeout: float, what: str):
+    if not conn.poll(timeout):
+        raise RuntimeError(f"timed out after {timeout:g} s waiting for {what}")
+    return conn.recv()
+
+
+class _InProcessBot:
+    """The earlier layout: SlurkBot in the bench process."""
+
+    mode = "in-process"
+
+    def __init__(self, url, bot_id, bot_token, task, state_db, tmp):
+        from bots.config import Config, SlurkSettings
+        from bots.slurk.runtime import SlurkBot
+        from tests.toygame import SPEC
+
+        cfg = Config(slurk=SlurkSettings(url=url, token=bot_token, user_id=bot_id, task_id=task),
+                     person_seats=1, task_options={"turn_limit": 10 ** 6}, state_db=state_db)
+        self.bot = SlurkBot(cfg, SPEC)
+
+    def start(self):
+        self.bot.start()
+
+    def open_window(self):
+        self.bot.logs.drain(60)  # the burst of game starts is over before measuring
+        self.bot.pages.drain(60)
+        time.sleep(1.0)
+        self.bot.metrics.reset()
+
+    def finish(self) -> dict:
+        """The metrics as of now, then stop the bot."""
+        d = self.bot.metrics.to_dict()
+        self.bot.stop()
+        return d
+
+    def close(self):
+        self.bot.stop()
+
+
+class _SubprocessBot:
+    """`python -m bots serve tests.toygame:SPEC` in its own process; metrics via BOT_METRICS_OUT."""
+
+    mode = "process"
+
+    def __init__(self, url, bot_id, bot_token, task, state_db, tmp):
+        import yaml
+
+        self.k_tag = os.path.basename(state_db).rsplit(".", 1)[0]
+        self.config = os.path.join(tmp, f"{self.k_tag}.yaml")
+        self.metrics_out = os.path.join(tmp, f"{self.k_tag}-metrics.json")
+        self.log_path = os.path.join(tmp, f"{self.k_tag}-bot.log")
+        with open(self.config, "w", encoding="utf-8") as fh:
+            yaml.safe_dump({"slurk": {"url": url, "user_id": bot_id, "task_id": task}, "person_seats": 1,
+                            "task_options": {"turn_limit": 10 ** 6}, "state_db": state_db}, fh)
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(_BOT_ENV_PREFIXES) and k not in _BOT_ENV_NAMES}
+        env.update(SLURK_TOKEN=bot_token, BOT_METRICS_OUT=self.metrics_out, PYTHONUNBUFFERED="1",
+                   PYTHONPATH=os.pathsep.join(x for x in (REPO, os.environ.get("PYTHONPATH")) if x))
+        self.env = env
+        self.proc = None
+        self._log = None
+
+    def start(self):
+        self._log = open(self.log_path, "w", encoding="utf-8")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bots", "serve", TOY_SPEC, "--config", self.config, "--log-level", "INFO"],
+            cwd=REPO, env=self.env, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT)
+        try:
+            _wait_for(lambda: "logged in to" in self._read_log(), 30, "the bot's login", self.proc)
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}; bot log:\n{self._read_log()[-2000:]}") from None
+
+    def _read_log(self) -> str:
+        try:
+            with open(self.log_path, encoding="utf-8", errors="replace") as fh:
+                return fh.read()
+        except OSError:
+            return ""
+
+    def open_window(self):
+        time.sleep(1.0)
+        marker = self.metrics_out + ".window"
+        self.proc.send_signal(signal.SIGUSR1)  # drain logs/pages, reset the metrics, write the marker
+        _wait_for(lambda: os.path.exists(marker), 70, "the bot's measurement window", self.proc)
+
+    def finish(self) -> dict:
+        """SIGTERM: the bot stops and writes BOT_METRICS_OUT."""
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError("the bot did not stop within 60 s of SIGTERM") from None
+        if self.proc.returncode != 0 or not os.path.exists(self.metrics_out):
+            raise RuntimeError(f"the bot exited with status {self.proc.returncode} without metrics; log:\n"
+                               f"{self._read_log()[-2000:]}")
+        with open(self.metrics_out, encoding="utf-8") as fh:
+            return json.load(fh)
+
+    def close(self):
+        try:
+            if self.proc is not None and self.proc.poll() is None:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait(timeout=10)
+        finally:
+            if self._log is not None:
+                self._log.close()
+
+
+def _measure(ctx, url, rest, admin, layout, task, k, mode, seconds, think, tmp) -> dict:
+    people = []
+    for i in range(k):
+        room = admin.create_room(layout)["id"]
+        uid, token = rest.provision_user(f"P{mode}{k}-{i}", PERSON_PERMS, room_id=room, task_id=task)
+        people.append((uid, token, room, task))
+    bot_id, bot_token = rest.provision_user(f"Bot-{mode}-{k}", BOT_PERMS)
+    cls = _InProcessBot if mode == "in-process" else _SubprocessBot
+    bot = cls(url, bot_id, bot_token, task, os.path.join(tmp, f"bench-{mode}-{k}.sqlite3"), tmp)
+    crowd = None
+    try:
+        bot.start()
+        p_parent, p_child = ctx.Pipe()
+        crowd = ctx.Process(target=_run_people, args=(url, people, think, p_child), daemon=True)
+        crowd.start()
+        status = _recv(p_parent, 120, f"K={k}: the games to start")
+        if status != "ready":
+            raise RuntimeError(f"K={k}: the games did not start ({status})")
+        bot.open_window()
+        t0 = time.monotonic()
+        p_parent.send(seconds)
+        stats = _recv(p_parent, seconds + 60, f"K={k}: the people to finish")
+        elapsed = time.monotonic() - t0
+        metrics = bot.finish()
+    finally:
+        try:
+            bot.close()
+        finally:
+            if crowd is not None:
+                crowd.join(timeout=30)
+                if crowd.is_alive():
+                    crowd.terminate()
+                    crowd.join(timeout=10)
+    summary = metrics["summary"]
+    row = {"rooms": k, "bot": mode, "inputs": summary["n"], "p50_ms": summary["p50_ms"],
+           "p99_ms": summary["p99_ms"], "max_ms": summary["max_ms"], "done_p50_ms": summary["done_p50_ms"],
+           "done_p99_ms": summary["done_p99_ms"], "events_per_s": round(metrics["events"] / elapsed, 1),
+           "timeouts": stats["timeouts"]}
+    print(f"K={k:>3} ({mode}): {row}", file=sys.stderr, flush=True)
+    return row
+
+
+def run(rooms_list=(1, 10, 50), seconds: float = 8.0, think: float = 1.0, in_process: bool = False,
+        compare_rooms=(50,), out=sys.stdout) -> list[dict]:
     from bots.slurk.rest import SlurkREST
-    from bots.slurk.runtime import SlurkBot
     from tests.slurk_double.client import SlurkRest
     from tests.toygame import SPEC
 
+    started = time.monotonic()
+    main_mode = "in-process" if in_process else "process"
+    plan = [(k, main_mode) for k in rooms_list]
+    if not in_process:
+        plan += [(k, "in-process") for k in compare_rooms]
     ctx = mp.get_context("spawn")
     parent, child = ctx.Pipe()
     double = ctx.Process(target=_run_double, args=(child,), daemon=True)
     double.start()
-    url = parent.recv()
-    rest = SlurkRest(url)
-    admin = SlurkREST(url, rest.admin_token)
-    layout = rest.create_layout({"title": "bench", "html": [{"layout-type": "div", "id": SPEC.state_element}]})
-    task = rest.create_task("toy", 1, layout)
     rows = []
     try:
+        url = _recv(parent, 60, "the double to start")
+        if not url.startswith("http://127.0.0.1:"):
+            raise RuntimeError(f"the double is not on 127.0.0.1: {url}")
+        rest = SlurkRest(url)
+        admin = SlurkREST(url, rest.admin_token)
+        layout = rest.create_layout({"title": "bench", "html": [{"layout-type": "div", "id": SPEC.state_element}]})
+        task = rest.create_task("toy", 1, layout)
         with tempfile.TemporaryDirectory() as tmp:
-            for k in rooms_list:
-                people = []
-                for i in range(k):
-                    room = admin.create_room(layout)["id"]
-                    uid, token = rest.provision_user(f"P{k}-{i}", PERSON_PERMS, room_id=room, task_id=task)
-                    people.append((uid, token, room, task))
-                bot_id, bot_token = rest.provision_user(f"Bot{k}", BOT_PERMS)
-                cfg = Config(slurk=SlurkSettings(url=url, token=bot_token, user_id=bot_id, task_id=task),
-                             person_seats=1, task_options={"turn_limit": 10 ** 6},
-                             state_db=os.path.join(tmp, f"bench-{k}.sqlite3"))
-                bot = SlurkBot(cfg, SPEC)
-                bot.start()
-                p_parent, p_child = ctx.Pipe()
-                crowd = ctx.Process(target=_run_people, args=(url, people, think, p_child), daemon=True)
-                crowd.start()
-                try:
-                    status = p_parent.recv()
-                    if status != "ready":
-                        raise RuntimeError(f"K={k}: the games did not start ({status})")
-                    bot.logs.drain(60)  # the burst of game starts is over before measuring
-                    bot.pages.drain(60)
-                    time.sleep(1.0)
-                    bot.metrics.reset()
-                    t0 = time.monotonic()
-                    p_parent.send(seconds)
-                    stats = p_parent.recv()
-                    elapsed = time.monotonic() - t0
-                    summary = bot.metrics.summary()
-                    events = bot.metrics.events
-                finally:
-                    crowd.join(timeout=30)
-                    bot.stop()
-                row = {"rooms": k, "inputs": summary["n"], "p50_ms": summary["p50_ms"], "p99_ms": summary["p99_ms"],
-                       "max_ms": summary["max_ms"], "done_p50_ms": summary["done_p50_ms"],
-                       "done_p99_ms": summary["done_p99_ms"], "events_per_s": round(events / elapsed, 1),
-                       "timeouts": stats["timeouts"]}
-                rows.append(row)
-                print(f"K={k:>3}: {row}", file=sys.stderr, flush=True)
+            for k, mode in plan:
+                rows.append(_measure(ctx, url, rest, admin, layout, task, k, mode, seconds, think, tmp))
     finally:
-        parent.send("stop")
+        try:
+            parent.send("stop")
+        except OSError:
+            pass
         double.join(timeout=30)
-    _table(rows, seconds, think, out)
+        if double.is_alive():
+            double.terminate()
+            double.join(timeout=10)
+    _table(rows, seconds, think, main_mode, time.monotonic() - started, out)
     return rows
 
 
-def _table(rows, seconds, think, out) -> None:
+def _table(rows, seconds, think, main_mode, wall, out) -> None:
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"\nSlurk runtime turnaround (event received -> first effect sent), toy game vs symbolic brain, "
-          f"{seconds:g} s per K, think time {think:g} s, {os.cpu_count()} CPUs, load average after the run {load}",
-          file=out)
+          f"{seconds:g} s per K, think time {think:g} s, {os.cpu_count()} CPUs, load average after the run {load}, "
+          f"bench wall time {wall:.0f} s", file=out)
+    print("bot = process: the bot is its own `python -m bots serve` process; in-process: the bot runs in the bench "
+          "process (earlier layout)", file=out)
     print("sent = the first effect left the bot (the bot's turnaround); acked = Slurk acknowledged it (adds the "
           "server's time)", file=out)
-    print(f"{'rooms':>5} | {'inputs':>6} | {'sent p50':>8} | {'sent p99':>8} | {'acked p50':>9} | {'acked p99':>9} | "
-          f"{'events/s':>8} | timeouts", file=out)
-    print("-" * 86, file=out)
+    print(f"{'rooms':>5} | {'bot':>10} | {'inputs':>6} | {'sent p50':>8} | {'sent p99':>8} | {'acked p50':>9} | "
+          f"{'acked p99':>9} | {'events/s':>8} | timeouts", file=out)
+    print("-" * 99, file=out)
     for r in rows:
-        print(f"{r['rooms']:>5} | {r['inputs']:>6} | {r['p50_ms']:>8} | {r['p99_ms']:>8} | {r['done_p50_ms']:>9} | "
-              f"{r['done_p99_ms']:>9} | {r['events_per_s']:>8} | {r['timeouts']}", file=out)
-    at50 = [r for r in rows if r["rooms"] == 50]
-    if at50 and at50[0]["p99_ms"] is not None:
-        holds = at50[0]["p99_ms"] < TARGET_MS
-        print(f"\np99 < {TARGET_MS:g} ms at 50 rooms: {'yes' if holds else 'NO'} ({at50[0]['p99_ms']} ms)", file=out)
+        print(f"{r['rooms']:>5} | {r['bot']:>10} | {r['inputs']:>6} | {r['p50_ms']!s:>8} | {r['p99_ms']!s:>8} | "
+              f"{r['done_p50_ms']!s:>9} | {r['done_p99_ms']!s:>9} | {r['events_per_s']:>8} | {r['timeouts']}",
+              file=out)
+    by = {(r["rooms"], r["bot"]): r for r in rows}
+    for k in sorted({r["rooms"] for r in rows}):
+        a, b = by.get((k, "in-process")), by.get((k, "process"))
+        if a and b:
+            def ratio(x, y):
+                return f"{x / y:.2f}x" if x and y else "n/a"
+            print(f"\nK={k}, same run: sent p99 in-process {a['p99_ms']} ms vs own process {b['p99_ms']} ms "
+                  f"(ratio {ratio(a['p99_ms'], b['p99_ms'])}); sent p50 {a['p50_ms']} vs {b['p50_ms']} ms "
+                  f"({ratio(a['p50_ms'], b['p50_ms'])}); acked p99 {a['done_p99_ms']} vs {b['done_p99_ms']} ms "
+                  f"({ratio(a['done_p99_ms'], b['done_p99_ms'])})", file=out)
+    at50 = by.get((50, main_mode))
+    if at50 and at50["p99_ms"] is not None:
+        holds = at50["p99_ms"] < TARGET_MS
+        print(f"\np99 < {TARGET_MS:g} ms at 50 rooms (bot: {main_mode}): {'yes' if holds else 'NO'} "
+              f"({at50['p99_ms']} ms)", file=out)
+
+
+def _ints(text: str) -> tuple:
+    return tuple(int(k) for k in text.split(",") if k.strip())
 
 
 def main(argv=None) -> int:
@@ -207,8 +381,12 @@ def main(argv=None) -> int:
     ap.add_argument("--rooms", default="1,10,50", help="comma-separated K values")
     ap.add_argument("--seconds", type=float, default=8.0, help="measured seconds per K")
     ap.add_argument("--think", type=float, default=1.0, help="mean think time of a person between moves (s)")
+    ap.add_argument("--in-process", action="store_true",
+                    help="run the bot inside the bench process for every K (the earlier layout)")
+    ap.add_argument("--compare-rooms", default="50",
+                    help="K values also measured with the bot in-process, for a side-by-side ratio ('' for none)")
     args = ap.parse_args(argv)
-    run(tuple(int(k) for k in args.rooms.split(",")), args.seconds, args.think)
+    run(_ints(args.rooms), args.seconds, args.think, args.in_process, _ints(args.compare_rooms))
     return 0
 
 

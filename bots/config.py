@@ -9,6 +9,13 @@ slurk:
   waiting_room: 2                # SLURK_WAITING_ROOM or WAITING_ROOM (no game is played there)
   etag: auto                     # auto | on | off (SLURK_ETAG)
   auth_timeout: 5                # seconds to wait for `joined_room` before declaring the credentials bad
+  admin_token: ...               # better: SLURK_ADMIN_TOKEN; used by the study commands (setup, logs) only
+agent_users: {b: 9}              # agent seat -> Slurk user id shown as that seat (AGENT_USERS=b:9,c:10; written by
+                                 # `setup` into bot.env). The task bot speaks for the agent under that user's name.
+concierge:                       # the waiting-room bot (bots.study.concierge)
+  token: ...                     # better: CONCIERGE_TOKEN
+  user_id: 4                     # CONCIERGE_USER
+  waiting_timeout: 600           # WAITING_TIMEOUT (also accepted as timers.waiting_timeout)
 agents: {b: toy}                 # seat -> brain, for seats not taken by people (default: TaskSpec.default_brains)
 person_seats: 1                  # people per room (default: every seat)
 timers: {join_timeout: 300, inactivity: 300, inactivity_warning: 60, partner_left_grace: 120}
@@ -19,7 +26,8 @@ task_options: {}                 # passed to the Game
 ```
 
 Environment names. Ours: `SLURK_URL`, `SLURK_TOKEN`, `SLURK_USER`, `SLURK_TASK_ID`, `SLURK_WAITING_ROOM`, `SLURK_ETAG`,
-`BOT_STATE_DB`, `BOT_PERSON_SEATS`, `BOT_AGENTS` (`seat=brain,seat=brain`). slurk-bots' drop-in names: `BOT_TOKEN`,
+`BOT_STATE_DB`, `BOT_PERSON_SEATS`, `BOT_AGENTS` (`seat=brain,seat=brain`), `AGENT_USERS` (`seat:user_id,...`; `=` works
+too), `SLURK_ADMIN_TOKEN`, `CONCIERGE_TOKEN`, `CONCIERGE_USER`, `WAITING_TIMEOUT`. slurk-bots' drop-in names: `BOT_TOKEN`,
 `BOT_ID`, `SLURK_HOST` (+ `SLURK_PORT`), `TASK_ID`, `WAITING_ROOM`. Precedence: file < slurk-bots names < our names.
 Secrets are never part of a repr or an error message.
 """
@@ -37,7 +45,10 @@ from tasks.core.codes import CompletionConfig
 from tasks.core.match import TimerConfig
 
 DEFAULT_STATE_DB = "./bot-state.sqlite3"
-SECTIONS = ("slurk", "agents", "person_seats", "timers", "completion", "llm", "state_db", "task_options")
+DEFAULT_WAITING_TIMEOUT = 600.0
+SECTIONS = ("slurk", "agents", "person_seats", "timers", "completion", "llm", "state_db", "task_options",
+            "agent_users", "concierge")
+CONCIERGE_KEYS = ("token", "user_id", "waiting_timeout", "agent_users")
 ETAG_MODES = ("auto", "on", "off")
 _SECRET_WORDS = ("token", "key", "secret", "password")
 
@@ -68,11 +79,13 @@ class SlurkSettings:
     etag: str = "auto"
     auth_timeout: float = 5.0
     emit_timeout: float = 10.0
+    admin_token: Optional[str] = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         return (f"SlurkSettings(url={self.url!r}, token={_mask(self.token)!r}, user_id={self.user_id!r}, "
                 f"task_id={self.task_id!r}, waiting_room={self.waiting_room!r}, etag={self.etag!r}, "
-                f"auth_timeout={self.auth_timeout!r}, emit_timeout={self.emit_timeout!r})")
+                f"auth_timeout={self.auth_timeout!r}, emit_timeout={self.emit_timeout!r}, "
+                f"admin_token={_mask(self.admin_token)!r})")
 
     def require(self) -> None:
         """Raise ConfigError unless everything needed to serve on a Slurk server is set."""
@@ -90,6 +103,18 @@ class SlurkSettings:
 
 
 @dataclass
+class ConciergeSettings:
+    """The waiting-room bot's own credentials and its waiting timeout (seconds before a waiting person is paid)."""
+    token: Optional[str] = field(default=None, repr=False)
+    user_id: Optional[int] = None
+    waiting_timeout: float = DEFAULT_WAITING_TIMEOUT
+
+    def __repr__(self) -> str:
+        return (f"ConciergeSettings(token={_mask(self.token)!r}, user_id={self.user_id!r}, "
+                f"waiting_timeout={self.waiting_timeout!r})")
+
+
+@dataclass
 class Config:
     slurk: SlurkSettings = field(default_factory=SlurkSettings)
     agents: dict = field(default_factory=dict)
@@ -99,6 +124,8 @@ class Config:
     llm: dict = field(default_factory=dict)
     state_db: str = DEFAULT_STATE_DB
     task_options: dict = field(default_factory=dict)
+    agent_users: dict = field(default_factory=dict)  # agent seat -> Slurk user id (the agent's own Slurk user)
+    concierge: ConciergeSettings = field(default_factory=ConciergeSettings)
     source: Optional[str] = None  # the file it was read from
 
     def __repr__(self) -> str:
@@ -106,7 +133,8 @@ class Config:
                for k, v in self.llm.items()}
         return (f"Config(slurk={self.slurk!r}, agents={self.agents!r}, person_seats={self.person_seats!r}, "
                 f"timers={self.timers!r}, completion={self.completion!r}, llm={llm!r}, state_db={self.state_db!r}, "
-                f"task_options={self.task_options!r}, source={self.source!r})")
+                f"task_options={self.task_options!r}, agent_users={self.agent_users!r}, "
+                f"concierge={self.concierge!r}, source={self.source!r})")
 
     def seat_plan(self, spec) -> tuple[list[str], dict[str, str]]:
         """(person seats in the order people take them, {agent seat: brain name}) for a TaskSpec.
@@ -167,11 +195,20 @@ def load_config(path: Optional[str] = None, env: Mapping[str, str] = os.environ)
     cfg.slurk = _slurk_settings(_section(raw, "slurk", dict), env)
     cfg.agents = _agents(raw.get("agents"), env)
     cfg.person_seats = _person_seats(raw.get("person_seats"), env)
-    cfg.timers = _timers(_section(raw, "timers", dict))
+    timers = dict(_section(raw, "timers", dict))
+    waiting = timers.pop("waiting_timeout", None)  # the concierge's timer, also accepted among the timers
+    cfg.timers = _timers(timers)
     cfg.completion = _completion(_section(raw, "completion", dict))
     cfg.llm = dict(_section(raw, "llm", dict))
     cfg.state_db = str(env.get("BOT_STATE_DB") or raw.get("state_db") or DEFAULT_STATE_DB)
     cfg.task_options = dict(_section(raw, "task_options", dict))
+    concierge = _section(raw, "concierge", dict)
+    cfg.concierge = _concierge(concierge, waiting, env)
+    agent_users = raw.get("agent_users")
+    if agent_users is None:
+        agent_users = concierge.get("agent_users")
+    cfg.agent_users = parse_agent_users(env.get("AGENT_USERS") or agent_users,
+                                        "AGENT_USERS" if env.get("AGENT_USERS") else "agent_users")
     return cfg
 
 
@@ -279,7 +316,64 @@ def _slurk_settings(section: dict, env: Mapping[str, str]) -> SlurkSettings:
         s.auth_timeout = _number(section["auth_timeout"], "slurk.auth_timeout", allow_none=False)
     if section.get("emit_timeout") is not None:
         s.emit_timeout = _number(section["emit_timeout"], "slurk.emit_timeout", allow_none=False)
+    admin = env.get("SLURK_ADMIN_TOKEN") or section.get("admin_token")
+    s.admin_token = (str(admin).strip() or None) if admin is not None else None
     return s
+
+
+def _concierge(section: dict, waiting: Any, env: Mapping[str, str]) -> ConciergeSettings:
+    unknown = [k for k in section if k not in CONCIERGE_KEYS]
+    if unknown:
+        raise ConfigError(f"Unknown key(s) {', '.join(map(repr, unknown))} in the 'concierge' section; "
+                          f"known keys: {', '.join(CONCIERGE_KEYS)}.")
+    c = ConciergeSettings()
+    token = env.get("CONCIERGE_TOKEN") or section.get("token")
+    c.token = (str(token).strip() or None) if token is not None else None
+    c.user_id = _int(env.get("CONCIERGE_USER") or section.get("user_id"), "CONCIERGE_USER / concierge.user_id")
+    w = env.get("WAITING_TIMEOUT") or section.get("waiting_timeout")
+    if w is None:
+        w = waiting
+    if w is not None:
+        what = "the waiting timeout (WAITING_TIMEOUT / concierge.waiting_timeout / timers.waiting_timeout)"
+        if isinstance(w, bool):
+            raise ConfigError(f"{what} must be a number of seconds; got {w!r}.")
+        try:
+            c.waiting_timeout = float(w)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{what} must be a number of seconds; got {w!r}.") from None
+        if c.waiting_timeout <= 0:
+            raise ConfigError(f"{what} must be more than 0 seconds; got {w!r}.")
+    return c
+
+
+def parse_agent_users(value: Any, what: str = "AGENT_USERS") -> dict:
+    """Agent seat -> Slurk user id, from `seat:user_id,seat:user_id` (as `setup` writes AGENT_USERS; `=` works too)
+    or a mapping. `ghost:9,b:12` -> {"ghost": 9, "b": 12}."""
+    if value in (None, ""):
+        return {}
+    if isinstance(value, Mapping):
+        items = [(str(k), v) for k, v in value.items()]
+    elif isinstance(value, str):
+        items = []
+        for part in value.split(","):
+            if not part.strip():
+                continue
+            seat, sep, uid = part.replace("=", ":").partition(":")
+            if not sep or not seat.strip() or not uid.strip():
+                raise ConfigError(f"{what} must look like `seat:user_id,seat:user_id`; got {value!r}.")
+            items.append((seat.strip(), uid))
+    else:
+        raise ConfigError(f"{what} must map agent seats to Slurk user ids, e.g. `{{b: 9}}` or `b:9,c:10`; "
+                          f"got a {type(value).__name__}.")
+    out: dict[str, int] = {}
+    for seat, uid in items:
+        n = _int(uid, f"{what}.{seat}")
+        if n is None:
+            raise ConfigError(f"{what}.{seat} must be a Slurk user id.")
+        out[seat] = n
+    if len(set(out.values())) != len(out):
+        raise ConfigError(f"{what} gives the same Slurk user to several seats; each agent seat needs its own user.")
+    return out
 
 
 def _agents(value: Any, env: Mapping[str, str]) -> dict:

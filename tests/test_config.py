@@ -170,3 +170,44 @@ def test_seat_plan_errors(person_seats, agents, needle):
     with pytest.raises(ConfigError) as err:
         cfg.seat_plan(SPEC)
     assert needle in str(err.value)
+
+
+def test_study_settings_admin_token_concierge_and_agent_users(tmp_path):
+    path = write(tmp_path, """
+        slurk: {url: http://s:1, admin_token: ADMIN-SECRET}
+        timers: {waiting_timeout: 120, join_timeout: 60}
+        concierge: {token: CONC-SECRET, user_id: 4}
+        agent_users: {b: 9}
+        """)
+    cfg = load_config(path, env={})
+    assert cfg.slurk.admin_token == "ADMIN-SECRET" and cfg.timers.join_timeout == 60
+    assert (cfg.concierge.token, cfg.concierge.user_id, cfg.concierge.waiting_timeout) == ("CONC-SECRET", 4, 120)
+    assert cfg.agent_users == {"b": 9}
+    assert "SECRET" not in repr(cfg) and "SECRET" not in repr(cfg.slurk) and "SECRET" not in repr(cfg.concierge)
+    # the environment wins; AGENT_USERS is what `setup` writes into bot.env (seat:user_id, `=` also accepted)
+    env = {"SLURK_ADMIN_TOKEN": "ENV-ADMIN", "CONCIERGE_TOKEN": "ENV-CONC", "CONCIERGE_USER": "5",
+           "WAITING_TIMEOUT": "30", "AGENT_USERS": "b:11,c=12"}
+    cfg = load_config(path, env=env)
+    assert (cfg.slurk.admin_token, cfg.concierge.token, cfg.concierge.user_id) == ("ENV-ADMIN", "ENV-CONC", 5)
+    assert cfg.concierge.waiting_timeout == 30 and cfg.agent_users == {"b": 11, "c": 12}
+    assert "ENV-" not in repr(cfg)
+    defaults = load_config(None, env={})
+    assert defaults.agent_users == {} and defaults.slurk.admin_token is None
+    assert defaults.concierge.waiting_timeout == 600 and defaults.concierge.token is None
+    # also accepted inside the concierge section (older study configs)
+    assert load_config(write(tmp_path, "concierge: {agent_users: {b: 7}}\n"), env={}).agent_users == {"b": 7}
+
+
+@pytest.mark.parametrize("text,env,needle", [
+    ("concierge: {colour: blue}\n", {}, "Unknown key(s) 'colour' in the 'concierge' section"),
+    ("", {"AGENT_USERS": "b"}, "AGENT_USERS must look like `seat:user_id"),
+    ("", {"AGENT_USERS": "b:x"}, "AGENT_USERS.b must be a whole number"),
+    ("", {"AGENT_USERS": "b:9,c:9"}, "the same Slurk user to several seats"),
+    ("agent_users: [9]\n", {}, "agent_users must map agent seats"),
+    ("", {"WAITING_TIMEOUT": "soon"}, "WAITING_TIMEOUT"),
+    ("concierge: {waiting_timeout: 0}\n", {}, "more than 0 seconds"),
+])
+def test_study_settings_errors(tmp_path, text, env, needle):
+    with pytest.raises(ConfigError) as err:
+        load_config(write(tmp_path, text), env=env)
+    assert needle in str(err.value)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tasks import get_task
-from tasks.core import ChatShown, GameOver, Join, LogEvent, Match, MatchDriver, SeatInfo, addressed_to
+from tasks.core import ChatShown, Join, LogEvent, Match, MatchDriver, SeatInfo, addressed_to
 from tasks.gnomes import metrics
 
 SPEC = get_task("gnomes")

@@ -13,15 +13,15 @@ import time
 from bots.slurk.runtime import SlurkBot
 from tasks import get_task
 from tasks.core import Chat, ChatShown, Command, View
-from tests.test_slurk_runtime import PEOPLE, Person, _server, bot_config, finish, provision_bot, wait_logs
+from tests.test_slurk_runtime import PEOPLE, Person, bot_config, finish, provision_bot, wait_logs
 
 SPEC = get_task("gnomes")
 AGENT_LINE = re.compile(r"^(\w+): (.*)$", re.S)  # the bot shows an agent seat's chat as "<seat name>: <text>"
 DEADLINE = 90  # seconds: an upper bound for the whole game, not a speed assertion
 
 
-def test_scripted_person_plays_five_rounds_with_the_agent(slurk_double, tmp_path):
-    srv = _server(slurk_double)
+def test_scripted_person_plays_five_rounds_with_the_agent(slurk_server, tmp_path):
+    srv = slurk_server  # the double (ETags off and on) and, when configured, a real Slurk
     layout = srv.create_layout({"title": "Gnomes at Night", "subtitle": "test",
                                 "html": [{"layout-type": "div", "id": SPEC.state_element}],
                                 "show_users": True, "show_latency": False})

@@ -98,7 +98,8 @@ def test_logs_lost_in_a_crash_are_posted_on_resume(slurk_double, tmp_path):
         _until(lambda: bot2.room(room) is not None and bot2.room(room).state == "attached", what="the resume")
         n = bot2.room(room).match.seq
         assert len(posted) < n  # some game_input logs were really lost
-        _until(lambda: {x["data"]["seq"] for x in logs_of(srv, room, "game_input")} == set(range(1, n + 1)),
+        # (the resumed brain may move on meanwhile, so later seqs may be there too)
+        _until(lambda: {x["data"]["seq"] for x in logs_of(srv, room, "game_input")} >= set(range(1, n + 1)),
                what="the lost logs to be posted")
         mine = v["pending"] + 1 if v["pending"] < 9 else v["pending"] - 1
         alice.command(f"propose {mine}")

@@ -142,11 +142,8 @@ def test_four_people_two_rooms_play_travel_end_to_end(slurk_server, tmp_path):
     assert len(set(result["codes"].values())) == 4
 
 
-def test_people_play_with_the_solver_agent_seat_end_to_end(slurk_double, tmp_path):
-    from tests.conftest import SlurkServer
-
-    srv = SlurkServer(slurk_double.url, slurk_double.admin_token, etag=False, is_real=False, double=slurk_double)
-    result = run_study(srv, tmp_path, participants=2, people_per_room=1)
+def test_people_play_with_the_solver_agent_seat_end_to_end(slurk_server, tmp_path):
+    result = run_study(slurk_server, tmp_path, participants=2, people_per_room=1)
     for g in result["report"].games:
         assert g.agents.get("ghost") not in (None, "person")
         assert g.results["optimal"] is True  # the solver found the best tour with the person's shared coins

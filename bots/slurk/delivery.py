@@ -1,7 +1,8 @@
 """Executing a match's effects as Slurk calls, for one room, plus the turnaround metrics used by the benchmark.
 
 Message -> socket `text` (with `receiver_id` when private), ChatShown of an agent seat -> `text` prefixed with the
-seat's name, View -> `PATCH /rooms/{r}/text/{state_element}` (JSON, per seat), SetText -> `PATCH .../text/...`,
+seat's name, or, when the seat is bound to an agent user, `text` with `impersonate: <agent user>` (shown as that
+user, no prefix), View -> `PATCH /rooms/{r}/text/{state_element}` (JSON, per seat), SetText -> `PATCH .../text/...`,
 LogEvent -> `POST /logs`. Logs and per-user page updates go out through shared thread pools that keep each
 room's order (`RoomLanes`: `LogShipper`, `PageUpdates`), so a slow server does not hold up the room's next event,
 nor one room another. Anything addressed to one person who is not online (no Slurk user yet, a 422 from the
@@ -63,6 +64,14 @@ class Metrics:
             self.turnaround = []
             self.acknowledged = []
             self.events = 0
+
+    def to_dict(self) -> dict:
+        """The raw samples (seconds), the event count and `summary()`, JSON-serialisable (for BOT_METRICS_OUT)."""
+        with self._lock:
+            d = {"turnaround_s": list(self.turnaround), "acknowledged_s": list(self.acknowledged),
+                 "events": self.events}
+        d["summary"] = self.summary()
+        return d
 
     def summary(self) -> dict:
         with self._lock:
@@ -393,7 +402,7 @@ class Delivery:
             receiver = None
             if e.to is not None:
                 data.setdefault("receiver_seat", e.to)
-                receiver = w.user_of(e.to)
+                receiver = w.user_of(e.to) if w.is_person(e.to) else None
             self.bot.logs.post(self.room, e.event, data, receiver, self.turn)
         elif isinstance(e, Message):
             if e.to is None:
@@ -402,7 +411,11 @@ class Delivery:
                 self.to_seat(e.to, ("msg", e.text, bool(e.html)))
         elif isinstance(e, ChatShown):
             if not w.is_person(e.seat):
-                self.say(f"{w.display_name(e.seat)}: {e.text}", False)
+                agent = w.user_of(e.seat)
+                if agent is not None:
+                    self.say(e.text, False, impersonate=agent)
+                else:
+                    self.say(f"{w.display_name(e.seat)}: {e.text}", False)
         elif isinstance(e, View):
             if w.is_person(e.seat) and self.bot.spec.state_element:
                 self.to_seat(e.seat, ("view", e.data))
@@ -423,11 +436,15 @@ class Delivery:
                 self.to_seat(seat, ("attr", "text", "placeholder", CLOSED_PLACEHOLDER))
             w.close(e)
 
-    def say(self, text: str, html: bool = False, receiver_id: Optional[int] = None) -> None:
-        """A chat message to the room (or privately), in order, without waiting for Slurk's acknowledgement."""
+    def say(self, text: str, html: bool = False, receiver_id: Optional[int] = None,
+            impersonate: Optional[int] = None) -> None:
+        """A chat message to the room (or privately), in order, without waiting for Slurk's acknowledgement.
+        `impersonate`: shown as that user (a member of the room) instead of the bot."""
         payload = {"room": self.room, "message": text, "html": bool(html)}
         if receiver_id is not None:
             payload["receiver_id"] = int(receiver_id)
+        if impersonate is not None:
+            payload["impersonate"] = int(impersonate)
         self.emitter.send(payload, self.turn)
 
     def _refused(self, out: _Out, reason: str) -> None:

@@ -7,6 +7,10 @@ other seats are brains), and everything else is decided by the `Match`.
 
 A room is *attached* (a match is started in it) when it was announced by `new_task_room` for our task, or when it
 is a member room (reported by `joined_room`) whose layout is the task's layout and which is not the waiting room.
+
+With agent users configured, each agent seat of a new match is bound to one of them (the user configured for that
+seat, else the first configured one not yet used in the room), made a member of the room, and named after it; the
+binding is part of the stored seats and of the `seat_map` log, so restarts and replays keep it.
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ from tasks.core.protocol import (
 )
 
 from .delivery import Delivery, Turn
+from .socket import user_id_of
 from .rest import SlurkAPIError
 from .store import RoomRecord
 
@@ -37,13 +42,6 @@ log = logging.getLogger(__name__)
 # Brain moves allowed in reaction to one input: a confused agent cannot flood a room (the driver logs an error).
 MAX_BRAIN_MOVES = 100
 FAILURE_TEXT = "Sorry, something went wrong on our side while handling that. Please try again."
-
-
-def _uid(user: Any) -> Optional[int]:
-    try:
-        return int(user["id"] if isinstance(user, dict) else user)
-    except (KeyError, TypeError, ValueError):
-        return None
 
 
 class RoomWorker:
@@ -113,7 +111,7 @@ class RoomWorker:
     def _answer_failure(self, kind: str, data: Any) -> None:
         """Tell the room (or the person who caused it) that something failed; never raise from here."""
         try:
-            uid = _uid(data.get("user")) if isinstance(data, dict) else None
+            uid = user_id_of(data.get("user")) if isinstance(data, dict) else None
             seat = self.seat_of(uid) if uid is not None else None
             if seat is not None and uid in self.online:
                 self.delivery.say(FAILURE_TEXT, receiver_id=uid)
@@ -147,6 +145,8 @@ class RoomWorker:
         return self.match.name_of(seat) if self.match else seat
 
     def _take_seat(self, uid: int, name: str) -> Optional[str]:
+        if self.bot.is_agent_user(uid):
+            return None  # an agent's own Slurk user never takes a person's seat
         seat = self.seat_of(uid)
         if seat is not None:
             return seat
@@ -270,6 +270,7 @@ class RoomWorker:
             else:
                 seats[seat] = {"kind": "agent", "name": seat.replace("_", " ").title(), "user_id": None,
                                "brain": bot.brain_names[seat]}
+        self._bind_agent_users(seats)
         meta = {"timers": asdict(bot.config.timers), "completion": asdict(bot.config.completion)}
         options = dict(bot.config.task_options)
         self._new_match(seed, options, seats, meta)
@@ -284,17 +285,57 @@ class RoomWorker:
             self.delivery.deliver(batch)
         # People announced with the room take seats first, in the announced order.
         for user in announced:
-            uid = _uid(user)
+            uid = user_id_of(user)
             if uid is not None and uid != bot.user_id:
                 self._take_seat(uid, user.get("name", "") if isinstance(user, dict) else "")
         self._log_seat_map()
-        for user in sorted(self._online_users(), key=lambda u: (self.seat_of(_uid(u)) is None, _uid(u))):
+        for user in sorted(self._online_users(), key=lambda u: (self.seat_of(user_id_of(u)) is None, user_id_of(u))):
             if self.state == "attached":
-                self._appeared(_uid(user), user.get("name", ""), None)
+                self._appeared(user_id_of(user), user.get("name", ""), None)
 
     def _online_users(self) -> list[dict]:
+        """Connected users who may hold a person's seat: not the bot, not an agent user."""
         users = self.bot.rest.get_room_users(self.room_id)
-        return [u for u in users if _uid(u) is not None and _uid(u) != self.bot.user_id]
+        return [u for u in users if user_id_of(u) is not None and user_id_of(u) != self.bot.user_id
+                and not self.bot.is_agent_user(user_id_of(u))]
+
+    def _bind_agent_users(self, seats: dict) -> None:
+        """Give each agent seat its own Slurk user (if any are configured): the user configured for that seat, else
+        the first configured user not yet used in this room. The user is made a member of the room (needed for
+        `impersonate`; idempotent, the concierge may have done it) and lends the seat its name. A user that cannot
+        be read or added leaves the seat as it would be without agent users."""
+        configured = self.bot.agent_users
+        if not configured:
+            return
+        used = {i["user_id"] for i in seats.values() if i["kind"] == "agent" and i.get("user_id") is not None}
+        for seat, info in seats.items():
+            if info["kind"] != "agent" or info.get("user_id") is not None:
+                continue
+            uid = configured.get(seat)
+            if uid is None or uid in used:
+                uid = next((u for u in configured.values() if u not in used), None)
+            if uid is None:
+                log.warning("room %s: no agent user left for seat %s; it speaks through the bot", self.room_id, seat)
+                continue
+            try:
+                user = self.bot.rest.get_user(uid)
+                self.bot.rest.join_room(uid, self.room_id)
+            except SlurkAPIError as exc:
+                log.error("room %s: cannot use agent user %s for seat %s: %s", self.room_id, uid, seat, exc)
+                continue
+            used.add(uid)
+            info["user_id"] = uid
+            info["name"] = str(user.get("name") or info["name"])
+
+    def _ensure_agent_members(self) -> None:
+        """After a restart: make sure the bound agent users are still members (idempotent)."""
+        for seat, info in self.seats.items():
+            if info["kind"] == "agent" and info.get("user_id") is not None:
+                try:
+                    self.bot.rest.join_room(info["user_id"], self.room_id)
+                except SlurkAPIError as exc:
+                    log.warning("room %s: cannot re-add agent user %s (seat %s): %s", self.room_id,
+                                info["user_id"], seat, exc)
 
     def _note_timers(self, effects, t: float) -> None:
         for e in effects:
@@ -310,6 +351,8 @@ class RoomWorker:
         if self.state != "new":
             return
         self._new_match(rec.seed, rec.options, rec.seats, rec.meta)
+        if rec.status == "open":
+            self._ensure_agent_members()
         self.seat_map_logged = all(i.get("user_id") is not None for i in rec.seats.values() if i["kind"] == "person")
         replayed = self.driver.replay([], t0=rec.opened_at)
         self._note_timers(replayed, rec.opened_at)
@@ -359,7 +402,7 @@ class RoomWorker:
         if self.synced_gen == self.bot.gen:
             return
         self.synced_gen = self.bot.gen
-        online = {_uid(u): u for u in self._online_users()}
+        online = {user_id_of(u): u for u in self._online_users()}
         for seat in self.person_seats():
             uid = self.user_of(seat)
             present = seat in self.match.present
@@ -390,7 +433,9 @@ class RoomWorker:
         self._feed(Join(seat, time.time()), t_recv)
 
     def _on_status(self, data: dict, t_recv: float) -> None:
-        uid = _uid(data.get("user"))
+        uid = user_id_of(data.get("user"))
+        if self.bot.is_agent_user(uid):
+            return  # an agent's own user coming or going is not a person joining or leaving
         kind = data.get("type")
         if kind == "join":
             self._appeared(uid, (data.get("user") or {}).get("name", ""), t_recv)
@@ -401,7 +446,7 @@ class RoomWorker:
                 self._feed(Leave(seat, time.time()), t_recv)
 
     def _on_text(self, data: dict, t_recv: float) -> None:
-        seat = self.seat_of(_uid(data.get("user")))
+        seat = self.seat_of(user_id_of(data.get("user")))
         if seat is None or data.get("private") or data.get("broadcast"):
             return
         message = data.get("message")
@@ -410,7 +455,7 @@ class RoomWorker:
         self._feed(Chat(seat, message, time.time()), t_recv)
 
     def _on_command(self, data: dict, t_recv: float) -> None:
-        seat = self.seat_of(_uid(data.get("user")))
+        seat = self.seat_of(user_id_of(data.get("user")))
         if seat is None or data.get("broadcast"):
             return
         command = data.get("command")
@@ -424,7 +469,7 @@ class RoomWorker:
     def _closed_event(self, kind: str, data: Any) -> None:
         """A finished room keeps delivering what a returning person missed (e.g. their completion code)."""
         if kind == "status" and isinstance(data, dict) and data.get("type") == "join":
-            uid = _uid(data.get("user"))
+            uid = user_id_of(data.get("user"))
             seat = self.seat_of(uid)
             if seat is not None:
                 self.came_online(uid)

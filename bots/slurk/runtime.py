@@ -22,6 +22,9 @@ bot.run()            # = start() + wait until stop() or Ctrl-C
   kept), logs and per-user page updates through shared pools that keep each room's order (`delivery.py`).
 - A finished room is left once its last messages are out: Slurk sends `stop_typing` to every room of a sender, so
   each message of a bot that stayed in all its old rooms would cost more and more.
+- Agent users (`Config.agent_users`, written by `setup` as AGENT_USERS): an agent seat is bound to its own Slurk
+  user (see `rooms.RoomWorker._bind_agent_users`), whose name the seat carries and under whose name (`impersonate`)
+  the agent's chat is shown. Agent users never take a person's seat, and their presence is never a Join/Leave.
 - `metrics` records each input's turnaround (event received -> first effect sent / acknowledged) for the bench.
 """
 from __future__ import annotations
@@ -31,11 +34,11 @@ import threading
 import time
 from typing import Any, Optional
 
-import engineio
 import socketio
 
 from ..config import Config
 from .delivery import LogShipper, Metrics, PageUpdates
+from .socket import InOrderClient, user_id_of
 from .rest import SlurkAPIError, SlurkREST
 from .rooms import RoomWorker
 from .store import RoomStore
@@ -54,37 +57,6 @@ class SlurkConnectionError(RuntimeError):
     """The Slurk server could not be reached."""
 
 
-# Events a bot never handles. Slurk sends `stop_typing` to every room of a sender after each message, so a bot in
-# N rooms receives N of them per message it sends; they are dropped before they are decoded.
-_IGNORED_PACKETS = tuple(f'42["{name}",' for name in ("stop_typing", "start_typing", "typed_message", "mouse"))
-
-
-class _InOrderEngineIO(engineio.Client):
-    """Runs the message handler in the reading thread, so socket.io events are dispatched in arrival order.
-
-    Our handlers only enqueue (they never block or wait for an ack), so this cannot stall the connection.
-    """
-
-    def _trigger_event(self, event, *args, **kwargs):
-        if event == "message":
-            if args and isinstance(args[0], str) and args[0].startswith(_IGNORED_PACKETS):
-                return None
-            kwargs["run_async"] = False
-        return super()._trigger_event(event, *args, **kwargs)
-
-
-class _InOrderClient(socketio.Client):
-    def _engineio_client_class(self):
-        return _InOrderEngineIO
-
-
-def _uid(user: Any) -> Optional[int]:
-    try:
-        return int(user["id"] if isinstance(user, dict) else user)
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
 class SlurkBot:
     def __init__(self, config: Config, spec, llm_client=None, *, rest: Optional[SlurkREST] = None,
                  metrics: Optional[Metrics] = None):
@@ -93,6 +65,10 @@ class SlurkBot:
         self.spec = spec
         self.llm_client = llm_client
         self.person_order, self.brain_names = config.seat_plan(spec)
+        # Slurk users who play agent seats: agent seat -> user id (never a person, never the bot itself).
+        self.agent_users = {str(k): int(v) for k, v in (config.agent_users or {}).items()
+                            if int(v) != int(config.slurk.user_id)}
+        self.agent_user_ids = frozenset(self.agent_users.values())
         s = config.slurk
         self.url = s.url
         self.user_id = int(s.user_id)
@@ -113,7 +89,7 @@ class SlurkBot:
         self._stopped = threading.Event()
         self._live = False
         self._task_layout: Optional[int] = None
-        self._sio = _InOrderClient(reconnection=True, reconnection_delay=0.5, reconnection_delay_max=3,
+        self._sio = InOrderClient(reconnection=True, reconnection_delay=0.5, reconnection_delay_max=3,
                                    logger=False, engineio_logger=False)
         self._register_handlers()
 
@@ -270,7 +246,7 @@ class SlurkBot:
     def _on_joined_room(self, data) -> None:
         t = time.perf_counter()
         room = _room(data)
-        if room is None or _uid(data.get("user")) not in (None, self.user_id):
+        if room is None or user_id_of(data.get("user")) not in (None, self.user_id):
             return
         self._joined_any.set()
         self._dispatch(room, "joined", data, t)
@@ -295,7 +271,7 @@ class SlurkBot:
         t = time.perf_counter()
         if not isinstance(data, dict):
             return
-        if _uid(data.get("user")) == self.user_id:
+        if user_id_of(data.get("user")) == self.user_id:
             return  # our own echo
         room = _room(data)
         if room is not None:
@@ -333,6 +309,9 @@ class SlurkBot:
         self._dispatch(room, "timer", TimerFired(name, token, time.time()), time.perf_counter(), create=False)
 
     # --- used by room workers -----------------------------------------------------------------------------------
+    def is_agent_user(self, uid: Optional[int]) -> bool:
+        return uid is not None and uid in self.agent_user_ids
+
     def task_layout_id(self) -> Optional[int]:
         if self._task_layout is None:
             try:

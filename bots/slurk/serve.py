@@ -3,16 +3,24 @@
 Secrets (the bot token, LLM keys) come from the config file or the environment, never from the command line,
 and are never logged. `<task>` is a task name (`travel`, `gnomes`, ...) or `package.module:SPEC` for a TaskSpec
 defined elsewhere. Exit status: 0 after a clean stop, 2 for a configuration, login or connection problem.
+
+Opt-in, for the benchmark (bench/bench_runtime.py): with `BOT_METRICS_OUT=/path.json` in the environment the bot
+writes its turnaround metrics (`SlurkBot.metrics.to_dict()`: raw samples in seconds, event count, summary) to that
+file when it stops (SIGTERM, Ctrl-C or an error), and SIGUSR1 starts a measurement window: once the queued log
+and page updates are flushed, the metrics are reset and `<path>.window` is written. Without the variable nothing
+changes.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import logging
 import os
 import signal
 import sys
 import threading
+import time
 from typing import Optional
 
 log = logging.getLogger("bots.serve")
@@ -38,6 +46,39 @@ def build_llm_client(cfg, env=os.environ):
         return None
     llm_cfg = LLMConfig.from_env(env, cfg.llm)
     return LLMClient(llm_cfg) if llm_cfg is not None else None
+
+
+def _write_json(path: str, data: dict) -> None:
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh)
+    os.replace(tmp, path)
+
+
+def write_metrics(bot, path: str) -> None:
+    """BOT_METRICS_OUT: the bot's metrics as JSON (written atomically)."""
+    try:
+        data = bot.metrics.to_dict()
+        data["written_at"] = time.monotonic()
+        _write_json(path, data)
+        log.info("metrics written to %s", path)
+    except Exception:  # a failed dump must not turn a clean stop into a crash
+        log.exception("cannot write the metrics to %s", path)
+
+
+def _start_window(bot, path: str) -> None:
+    """SIGUSR1 with BOT_METRICS_OUT: flush the queued background work, reset the metrics, signal `<path>.window`."""
+    def run():
+        try:
+            for queue in (bot.logs, bot.pages):
+                if queue is not None:
+                    queue.drain(60)
+            bot.metrics.reset()
+            _write_json(path + ".window", {"reset_at": time.monotonic()})
+        except Exception:
+            log.exception("cannot start a metrics window")
+
+    threading.Thread(target=run, name="metrics-window", daemon=True).start()
 
 
 def main(argv: Optional[list[str]] = None, env=os.environ) -> int:
@@ -70,14 +111,19 @@ def main(argv: Optional[list[str]] = None, env=os.environ) -> int:
         log.info("signal %s: stopping", signum)
         bot.stop()
 
+    metrics_out = env.get("BOT_METRICS_OUT")
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _stop)
+        if metrics_out and hasattr(signal, "SIGUSR1"):
+            signal.signal(signal.SIGUSR1, lambda _s, _f: _start_window(bot, metrics_out))
     try:
         bot.run()
     except (SlurkAuthError, SlurkConnectionError) as exc:
         log.error("%s", exc)
         return 2
     finally:
+        if metrics_out:
+            write_metrics(bot, metrics_out)
         if llm is not None and hasattr(llm, "close"):
             llm.close()
     return 0

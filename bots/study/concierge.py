@@ -34,11 +34,11 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
 
-import engineio
 import socketio
 
 from bots.config import ConfigError
 from bots.slurk.rest import SlurkAPIError, SlurkREST
+from bots.slurk.socket import InOrderClient, user_id_of
 from tasks.core.codes import CompletionConfig, new_code
 
 from .provision import DEFAULT_WAITING_TIMEOUT, read_study_config
@@ -120,27 +120,6 @@ class ManualTimers:
 # ----------------------------------------------------------------------------------------------------------------
 
 
-class _InOrderEngineIO(engineio.Client):
-    """Dispatch socket.io messages in the reading thread, in arrival order (our handlers only enqueue)."""
-
-    def _trigger_event(self, event, *args, **kwargs):
-        if event == "message":
-            kwargs["run_async"] = False
-        return super()._trigger_event(event, *args, **kwargs)
-
-
-class _InOrderClient(socketio.Client):
-    def _engineio_client_class(self):
-        return _InOrderEngineIO
-
-
-def _uid(user: Any) -> Optional[int]:
-    try:
-        return int(user["id"] if isinstance(user, dict) else user)
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
 @dataclass
 class Waiting:
     user_id: int
@@ -188,7 +167,7 @@ class Concierge:
         self._connected = threading.Event()
         self._stopped = threading.Event()
         self._gen = 0
-        self._sio = _InOrderClient(reconnection=True, reconnection_delay=0.5, reconnection_delay_max=3,
+        self._sio = InOrderClient(reconnection=True, reconnection_delay=0.5, reconnection_delay_max=3,
                                    logger=False, engineio_logger=False)
         self._sio.on("connect", self._on_connect)
         self._sio.on("disconnect", self._on_disconnect)
@@ -310,7 +289,7 @@ class Concierge:
             room = int(data.get("room"))
         except (TypeError, ValueError):
             return
-        uid = _uid(data.get("user"))
+        uid = user_id_of(data.get("user"))
         if room != self.waiting_room or uid is None or uid == self.user_id:
             return
         name = (data.get("user") or {}).get("name") or f"user {uid}"
@@ -336,7 +315,7 @@ class Concierge:
     def _handle_sweep(self) -> None:
         """After (re)connecting: pick up people who are waiting, forget those who left meanwhile."""
         try:
-            online = {_uid(u): u for u in self.rest.get_room_users(self.waiting_room)}
+            online = {user_id_of(u): u for u in self.rest.get_room_users(self.waiting_room)}
         except SlurkAPIError as exc:
             log.error("cannot list the waiting room %s: %s", self.waiting_room, exc)
             return

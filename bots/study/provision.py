@@ -1,20 +1,17 @@
 """What the study commands (`setup`, `concierge`, `logs`) share: their configuration, permission sets, links, and
 safe writing of files that hold secrets.
 
-Configuration = the bots' YAML file (bots/config.py) plus a few study-only keys, which are taken out before the rest
-is handed to `load_config` (it rejects keys it does not know):
+Configuration = the bots' YAML file, read by `bots.config.load_config`, which also knows the study settings:
 
 ```yaml
 slurk:
   url: http://127.0.0.1:5000
   admin_token: ...          # better: SLURK_ADMIN_TOKEN in the environment; used by setup and logs download only
-timers:
-  waiting_timeout: 600      # seconds a person waits in the waiting room before being compensated (concierge)
 concierge:                  # the waiting-room bot's own credentials (better: CONCIERGE_TOKEN / CONCIERGE_USER)
   token: ...
   user_id: 4
-  waiting_timeout: 600      # same as timers.waiting_timeout
-  agent_users: {ghost: 9}   # agent seat -> Slurk user id (AGENT_USERS=ghost:9)
+  waiting_timeout: 600      # seconds a person waits before being compensated (also accepted as timers.waiting_timeout)
+agent_users: {ghost: 9}     # agent seat -> Slurk user id (AGENT_USERS=ghost:9); also accepted inside `concierge:`
 ```
 
 Environment (wins over the file): `SLURK_ADMIN_TOKEN`, `CONCIERGE_TOKEN`, `CONCIERGE_USER`, `WAITING_TIMEOUT`,
@@ -25,17 +22,13 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import Mapping, Optional
 from urllib.parse import quote
 
-import yaml
-
-from bots.config import Config, ConfigError, load_config
-
-DEFAULT_WAITING_TIMEOUT = 600.0
+from bots.config import DEFAULT_WAITING_TIMEOUT, Config, ConfigError, load_config
+from bots.config import parse_agent_users  # noqa: F401  (re-exported for the study commands)
 
 # Permission sets (slurk-protocol.md §4). Bots: REST + every kind of message; people: chat and commands only.
 BOT_PERMISSIONS = {"api": True, "send_message": True, "send_html_message": True, "send_command": True,
@@ -83,108 +76,17 @@ class StudyConfig:
             raise ConfigError(f"Cannot {what}: missing " + "; ".join(missing) + ".")
 
 
-def _int(value: Any, what: str) -> Optional[int]:
-    if value is None or value == "":
-        return None
-    try:
-        return int(str(value).strip())
-    except ValueError:
-        raise ConfigError(f"{what} must be a whole number; got {str(value)!r}.") from None
-
-
-def _seconds(value: Any, what: str) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{what} must be a number of seconds; got {value!r}.") from None
-    if out <= 0:
-        raise ConfigError(f"{what} must be more than 0 seconds; got {value!r}.")
-    return out
-
-
-def parse_agent_users(value: Any, what: str = "AGENT_USERS") -> dict:
-    """`ghost:9,b:12` (or a mapping) -> {"ghost": 9, "b": 12}."""
-    if value in (None, ""):
-        return {}
-    if isinstance(value, Mapping):
-        return {str(k): _int(v, f"{what}.{k}") for k, v in value.items()}
-    out = {}
-    for part in str(value).split(","):
-        if not part.strip():
-            continue
-        seat, sep, uid = part.replace("=", ":").partition(":")
-        if not sep or not seat.strip():
-            raise ConfigError(f"{what} must look like `seat:user_id,seat:user_id`; got {value!r}.")
-        out[seat.strip()] = _int(uid, what)
-    return out
-
-
 def format_agent_users(agent_users: Mapping[str, int]) -> str:
     return ",".join(f"{s}:{u}" for s, u in agent_users.items())
 
 
 def read_study_config(path: Optional[str] = None, env: Mapping[str, str] = os.environ) -> StudyConfig:
-    """The bots' Config (via load_config) plus the study-only settings. Raises ConfigError."""
-    raw: dict = {}
-    if path:
-        if not os.path.exists(path):
-            raise ConfigError(f"Config file {path} does not exist.")
-        try:
-            with open(path, encoding="utf-8") as fh:
-                raw = yaml.safe_load(fh) or {}
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"Config file {path} is not valid YAML: {exc}") from None
-        if not isinstance(raw, dict):
-            raise ConfigError(f"Config file {path} must contain a mapping of sections (slurk:, agents:, ...).")
-    clean = dict(raw)
-    slurk = dict(clean.get("slurk") or {}) if isinstance(clean.get("slurk"), dict) else clean.get("slurk")
-    admin = slurk.pop("admin_token", None) if isinstance(slurk, dict) else None
-    if isinstance(slurk, dict):
-        clean["slurk"] = slurk
-    timers = dict(clean.get("timers") or {}) if isinstance(clean.get("timers"), dict) else clean.get("timers")
-    waiting = timers.pop("waiting_timeout", None) if isinstance(timers, dict) else None
-    if isinstance(timers, dict):
-        clean["timers"] = timers
-    concierge = clean.pop("concierge", None) or {}
-    if not isinstance(concierge, dict):
-        raise ConfigError("The 'concierge' section must be a mapping (token, user_id, waiting_timeout, agent_users).")
-    unknown = [k for k in concierge if k not in ("token", "user_id", "waiting_timeout", "agent_users")]
-    if unknown:
-        raise ConfigError(f"Unknown key(s) {', '.join(map(repr, unknown))} in the 'concierge' section; known keys: "
-                          "token, user_id, waiting_timeout, agent_users.")
-
-    if not path:
-        cfg = load_config(None, env)
-    elif clean == raw:
-        cfg = load_config(path, env)
-    else:
-        # load_config only takes a file: hand it the file without the study-only keys (private temp dir, removed
-        # at once; it may hold the bot token, so nobody else may read it).
-        tmpdir = tempfile.mkdtemp(prefix="study-config-")
-        tmp = os.path.join(tmpdir, os.path.basename(path))
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                yaml.safe_dump(clean, fh)
-            try:
-                cfg = load_config(tmp, env)
-            except ConfigError as exc:
-                raise ConfigError(str(exc).replace(tmp, path)) from None
-        finally:
-            shutil.rmtree(tmpdir, ignore_errors=True)
-        cfg.source = path
-
-    study = StudyConfig(config=cfg)
-    study.admin_token = (env.get("SLURK_ADMIN_TOKEN") or (str(admin).strip() if admin else None)) or None
-    w = env.get("WAITING_TIMEOUT") or concierge.get("waiting_timeout") or waiting
-    if w is not None:
-        study.waiting_timeout = _seconds(w, "the waiting timeout (WAITING_TIMEOUT / timers.waiting_timeout)")
-    token = env.get("CONCIERGE_TOKEN") or concierge.get("token")
-    study.concierge_token = str(token).strip() if token else None
-    study.concierge_user = _int(env.get("CONCIERGE_USER") or concierge.get("user_id"),
-                                "CONCIERGE_USER / concierge.user_id")
-    study.agent_users = parse_agent_users(env.get("AGENT_USERS") or concierge.get("agent_users"))
-    return study
+    """The bots' Config (via load_config, which reads the study settings too), as the study commands use it.
+    Raises ConfigError."""
+    cfg = load_config(path, env)
+    return StudyConfig(config=cfg, admin_token=cfg.slurk.admin_token, waiting_timeout=cfg.concierge.waiting_timeout,
+                       concierge_token=cfg.concierge.token, concierge_user=cfg.concierge.user_id,
+                       agent_users=dict(cfg.agent_users))
 
 
 # ----------------------------------------------------------------------------------------------------------------

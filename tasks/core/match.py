@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import traceback
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Callable, Optional
 
 from .codes import CompletionConfig, new_code

@@ -275,12 +275,12 @@ class TravelGame(Game):
         b = self.board
         closing = len(rooms) == 1 and rooms[0] == b.start and len(self.agreed) == b.n
         if rooms[0] == b.start and not closing:
-            path, extension = self._check_path(list(rooms), False), False
+            path = self._check_path(list(rooms), False)
         else:
             if self._agreed_complete():
                 raise RuleError(f"The agreed path is already a complete tour; propose a new tour from {b.start} "
                                 "or /undo.")
-            path, extension = self._check_path(self.agreed + list(rooms), True), True
+            path = self._check_path(self.agreed + list(rooms), True)
         if path == self.agreed:
             raise RuleError("That is already the agreed path.")
         if len(path) == b.n + 1:

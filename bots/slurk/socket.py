@@ -1,0 +1,41 @@
+"""The socket.io client every bot process uses, and small helpers for Slurk event payloads."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import engineio
+import socketio
+
+# Events a bot never handles. Slurk sends `stop_typing` to every room of a sender after each message, so a bot in
+# N rooms receives N of them per message it sends; they are dropped before they are decoded.
+_IGNORED_PACKETS = tuple(f'42["{name}",' for name in ("stop_typing", "start_typing", "typed_message", "mouse"))
+
+
+class _InOrderEngineIO(engineio.Client):
+    """Runs the message handler in the reading thread, so socket.io events are dispatched in arrival order.
+
+    python-engineio normally starts a thread per message. Our handlers only enqueue (they never block or wait for
+    an ack), so dispatching in the reading thread cannot stall the connection.
+    """
+
+    def _trigger_event(self, event, *args, **kwargs):
+        if event == "message":
+            if args and isinstance(args[0], str) and args[0].startswith(_IGNORED_PACKETS):
+                return None
+            kwargs["run_async"] = False
+        return super()._trigger_event(event, *args, **kwargs)
+
+
+class InOrderClient(socketio.Client):
+    """A `socketio.Client` whose events arrive in order, one at a time (one instance per bot, never shared)."""
+
+    def _engineio_client_class(self):
+        return _InOrderEngineIO
+
+
+def user_id_of(user: Any) -> Optional[int]:
+    """The int id of a Slurk user payload ({"id": ..}) or id; None when there is none (ids arrive as int or str)."""
+    try:
+        return int(user["id"] if isinstance(user, dict) else user)
+    except (KeyError, TypeError, ValueError):
+        return None
