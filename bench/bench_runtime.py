@@ -62,7 +62,7 @@ def _run_double(conn) -> None:
 def _run_people(url: str, people: list, think: float, conn) -> None:
     import json
 
-    from bots.slurk.runtime import _InOrderClient  # no thread per received message: 50 clients share 2 CPUs
+    from bots.slurk.socket import InOrderClient  # no thread per received message: 50 clients share 2 CPUs
 
     class Person:
         def __init__(self, uid, token, room, task):
@@ -70,7 +70,7 @@ def _run_people(url: str, people: list, think: float, conn) -> None:
             self.started = threading.Event()
             self.cond = threading.Condition()
             self.seen: list = []
-            self.sio = _InOrderClient(reconnection=False)
+            self.sio = InOrderClient(reconnection=False)
             self.sio.on("text_update", self._view)
             self.sio.on("text_message", self._text)
             self.moves = self.timeouts = 0
