@@ -40,7 +40,7 @@ def test_file_sections_are_read(tmp_path):
         timers: {{inactivity: 60, inactivity_warning: 10, join_timeout: null}}
         completion: {{platform: Prolific, url_template: "https://p.example/done?cc={{code}}"}}
         llm: {{model: m1, api_key: sk-secret-value}}
-        state_db: /tmp/x.sqlite3
+        state_db: state/x.sqlite3
         task_options: {{turn_limit: 4}}
         """)
     cfg = load_config(path, env={})
@@ -51,7 +51,7 @@ def test_file_sections_are_read(tmp_path):
     assert cfg.timers.inactivity == 60 and cfg.timers.inactivity_warning == 10 and cfg.timers.join_timeout is None
     assert cfg.completion.platform == "Prolific" and cfg.completion.link("AB") == "https://p.example/done?cc=AB"
     assert cfg.llm == {"model": "m1", "api_key": "sk-secret-value"}
-    assert cfg.state_db == "/tmp/x.sqlite3" and cfg.task_options == {"turn_limit": 4}
+    assert cfg.state_db == "state/x.sqlite3" and cfg.task_options == {"turn_limit": 4}
     assert cfg.source == path
 
 
@@ -60,13 +60,13 @@ def test_environment_wins_over_file(tmp_path):
         slurk: {url: http://file:1, token: file-token, user_id: 1, task_id: 1}
         """)
     env = {"SLURK_URL": "http://env:2", "SLURK_TOKEN": "env-token", "SLURK_USER": "5", "SLURK_TASK_ID": "6",
-           "SLURK_WAITING_ROOM": "9", "SLURK_ETAG": "on", "BOT_STATE_DB": "/tmp/e.db", "BOT_PERSON_SEATS": "2",
+           "SLURK_WAITING_ROOM": "9", "SLURK_ETAG": "on", "BOT_STATE_DB": "state/e.db", "BOT_PERSON_SEATS": "2",
            "BOT_AGENTS": "b=toy"}
     cfg = load_config(path, env=env)
     s = cfg.slurk
     assert (s.url, s.token, s.user_id, s.task_id, s.waiting_room, s.etag) == \
         ("http://env:2", "env-token", 5, 6, 9, "on")
-    assert cfg.state_db == "/tmp/e.db" and cfg.person_seats == 2 and cfg.agents == {"b": "toy"}
+    assert cfg.state_db == "state/e.db" and cfg.person_seats == 2 and cfg.agents == {"b": "toy"}
 
 
 def test_slurk_bots_drop_in_names():
