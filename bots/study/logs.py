@@ -25,7 +25,7 @@ from typing import Callable, Mapping, Optional
 from bots.config import ConfigError
 from bots.slurk.rest import SlurkAPIError, SlurkREST
 
-from .provision import read_study_config, write_text
+from .provision import read_study_config, report_error, write_text
 
 
 @dataclass
@@ -179,7 +179,7 @@ def main(argv: Optional[list[str]] = None, env: Mapping[str, str] = os.environ,
         scfg = read_study_config(args.config, env)
         scfg.require_admin("download logs")
     except ConfigError as exc:
-        _err(echo, f"logs: {exc}")
+        report_error(echo, f"logs: {exc}")
         return 2
     rest = SlurkREST(scfg.url, scfg.admin_token, etag=scfg.config.slurk.etag)
     try:
@@ -187,22 +187,15 @@ def main(argv: Optional[list[str]] = None, env: Mapping[str, str] = os.environ,
         out = args.out or os.path.join("slurk-logs", f"task-{task['id']}")
         report = download_task_logs(rest, task, out)
     except ConfigError as exc:
-        _err(echo, f"logs: {exc}")
+        report_error(echo, f"logs: {exc}")
         return 2
     except SlurkAPIError as exc:
-        _err(echo, f"logs: {exc}")
+        report_error(echo, f"logs: {exc}")
         return 1
     finally:
         rest.close()
     echo(format_report(report))
     return 0
-
-
-def _err(echo, text: str) -> None:
-    if echo is print:
-        print(text, file=sys.stderr)
-    else:
-        echo(text)
 
 
 if __name__ == "__main__":  # pragma: no cover

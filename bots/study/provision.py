@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
@@ -183,3 +184,11 @@ def read_json(path: str) -> Optional[dict]:
     with open(path, encoding="utf-8") as fh:
         data = json.load(fh)
     return data if isinstance(data, dict) else None
+
+
+def report_error(echo, text: str) -> None:
+    """Errors of the study commands go to stderr when printing, or to the caller's echo (tests)."""
+    if echo is print:
+        print(text, file=sys.stderr)
+    else:
+        echo(text)

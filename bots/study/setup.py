@@ -40,7 +40,8 @@ from bots.slurk.rest import SlurkAPIError, SlurkREST
 
 from .provision import (
     AGENT_PERMISSIONS, BOT_PERMISSIONS, PERSON_PERMISSIONS, StudyConfig, agent_names, format_agent_users, login_link,
-    participant_name, prolific_link, read_env_file, read_json, read_study_config, write_private, write_text,
+    participant_name, prolific_link, read_env_file, read_json, read_study_config, report_error, write_private,
+    write_text,
 )
 
 log = logging.getLogger("bots.setup")
@@ -519,7 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[list[str]] = None, env: Mapping[str, str] = os.environ, echo=print) -> int:
     args = build_parser().parse_args(argv)
     if args.participants < 0:
-        _err(echo, "setup: --participants must be 0 or more")
+        report_error(echo, "setup: --participants must be 0 or more")
         return 2
     study = args.study or None
     try:
@@ -538,33 +539,26 @@ def main(argv: Optional[list[str]] = None, env: Mapping[str, str] = os.environ, 
         if not name or any(c in name for c in "/\\") or name.startswith("."):
             raise ConfigError(f"--study must be a plain name (no slashes); got {name!r}.")
     except (ConfigError, ValueError) as exc:
-        _err(echo, f"setup: {exc}")
+        report_error(echo, f"setup: {exc}")
         return 2
     rest = SlurkREST(scfg.url, scfg.admin_token, etag=cfg.slurk.etag)
     prov = Provisioner(rest, scfg, spec, name, args.out, args.participants, persons, brains, dry_run=args.dry_run)
     try:
         res = prov.run()
     except SetupError as exc:
-        _err(echo, f"setup: {exc}")
+        report_error(echo, f"setup: {exc}")
         return 2
     except SlurkAPIError as exc:
         if args.dry_run and exc.status == 0:
-            _err(echo, f"setup: {exc.message}; cannot check what exists (dry run)")
+            report_error(echo, f"setup: {exc.message}; cannot check what exists (dry run)")
         else:
-            _err(echo, f"setup: {exc}. What was created so far is recorded in {prov.folder}/{MANIFEST}; "
+            report_error(echo, f"setup: {exc}. What was created so far is recorded in {prov.folder}/{MANIFEST}; "
                        "re-run the same command to continue.")
         return 1
     finally:
         rest.close()
     echo(format_result(res, scfg.url, spec, persons, brains))
     return 0
-
-
-def _err(echo, text: str) -> None:
-    if echo is print:
-        print(text, file=sys.stderr)
-    else:
-        echo(text)
 
 
 if __name__ == "__main__":  # pragma: no cover
