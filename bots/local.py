@@ -15,8 +15,8 @@ from typing import Callable, Optional
 
 from tasks import available_tasks, get_task
 from tasks.core import (
-    Abort, Chat, ChatShown, Command, GameOver, Join, LogEvent, Match, MatchDriver, Message, SeatInfo, TaskSpec,
-    TimerConfig, input_from_json, parse_command_text,
+    Abort, Chat, ChatShown, Command, GameOver, Join, LogEvent, MatchDriver, Message, SeatInfo, TaskSpec,
+    TimerConfig, build_match, input_from_json, parse_command_text,
 )
 
 from .eventlog import JsonlRoomLog
@@ -50,16 +50,17 @@ def play_game(
     show: Optional[Callable[[str], None]] = None,
     ask: Callable[[str], str] = input,
     index: int = 0,
+    instance: Optional[dict] = None,
+    brain_options: Optional[dict] = None,
 ) -> GameRecord:
-    """Play one game to the end and return its record. `show` receives transcript lines (None = silent)."""
+    """Play one game to the end and return its record. `show` receives transcript lines (None = silent).
+    `instance`: play this logged instance instead of generating one from the seed."""
     options = {"index": index, **(options or {})}
     names = seat_names(spec)
     seats = {s: SeatInfo("person", names[s]) if s in person_seats else SeatInfo("agent", names[s], agents[s])
              for s in spec.seats}
-    game = spec.game_class(seed, options)
-    match = Match(game, seats, timers=LOCAL_TIMERS)
-    brains = {s: spec.make_brain(agents[s], s, seed * 31 + i, llm) for i, s in enumerate(spec.seats)
-              if s not in person_seats}
+    match, brains = build_match(spec, seed, seats, options=options, instance=instance, llm=llm,
+                                timers=LOCAL_TIMERS, brain_options=brain_options)
     clock = time.time
     driver = MatchDriver(match, brains, clock=clock)
     log = JsonlRoomLog(log_path, room_id=f"local-{seed}") if log_path else None
@@ -84,7 +85,7 @@ def play_game(
                     deliver(batch)
                 break
             line = ask(f"{names[person_seats[0]]}> ")
-            inp = _parse_line(person_seats[0], line, clock())
+            inp = _parse_line(person_seats[0], line, clock(), spec.seats)
             if inp is None:
                 continue
             for batch in driver.feed(inp):
@@ -96,18 +97,21 @@ def play_game(
             log.close()
     usage = _sum_usage(brains.values())
     results = dict(match.results)
-    # Brains count their own LLM tokens; the game cannot know them.
-    results["tokens"] = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
     return GameRecord(index, seed, dict(agents), results, log_path, usage)
 
 
-def _parse_line(seat: str, line: str, t: float):
+def _parse_line(seat: str, line: str, t: float, seats: tuple[str, ...] = ()):
+    """A terminal line: `/command args`, `@seat text` (a line to one seat, where the game relays chat), or chat."""
     line = line.strip()
     if not line:
         return None
     if line.startswith("/"):
         name, args = parse_command_text(line)
         return Command(seat, name, args, t=t)
+    if line.startswith("@") and " " in line:
+        target, text = line[1:].split(" ", 1)
+        if target in seats:
+            return Chat(seat, text.strip(), t=t, to=(target,))
     return Chat(seat, line, t=t)
 
 
@@ -141,8 +145,12 @@ class _Transcript:
             elif self.viewer in (None, e.to):
                 self.line(f"[game to {self.names[e.to]}] {e.text}")
         elif isinstance(e, ChatShown):
-            if e.seat != self.viewer:
+            if e.seat == self.viewer or (self.viewer is not None and not e.seen_by(self.viewer)):
+                return
+            if e.to is None:
                 self.line(f"{self.names[e.seat]}: {e.text}")
+            else:  # addressed chat: say who saw it
+                self.line(f"{self.names[e.seat]} -> {', '.join(self.names[s] for s in e.to)}: {e.text}")
         elif isinstance(e, LogEvent) and e.event == "game_input":
             inp = input_from_json(e.data["input"])
             # A person sees their own commands as they typed them; agents' commands are shown as moves.
@@ -227,28 +235,35 @@ def format_table(header: list[str], rows: list[list]) -> str:
 # CLI
 
 
-def build_parser(prog: str = "run_bot.sh") -> argparse.ArgumentParser:
+def build_parser(prog: str = "run_bot.sh", task: Optional[str] = None) -> argparse.ArgumentParser:
+    """The local CLI. A task's own options (`TaskSpec.cli_options`, e.g. travel's --rooms) are added when the task
+    is known (the first argument)."""
     p = argparse.ArgumentParser(prog=prog, description="Play a task locally (no Slurk): one game, many games, or with you in a seat.")
     p.add_argument("task", choices=available_tasks())
-    p.add_argument("--games", type=int, default=1, help="play N seeded games and print the metrics table")
+    p.add_argument("--games", type=int, default=1, help="play N seeded games (per condition) and print the metrics table")
     p.add_argument("--agents", help="comma-separated agent per seat, e.g. solver,solver")
     p.add_argument("--seed", type=int, default=0, help="seed of the first game (game i uses seed+i)")
     p.add_argument("--play", nargs="?", const="", metavar="SEAT", help="take a seat yourself (default: the first person seat)")
-    p.add_argument("--rooms", type=int, help="task option 'rooms' (e.g. rooms in the house)")
-    p.add_argument("--boards", help="task option 'boards' (which instances: preset, generated, ...)")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="any other task option (JSON values allowed)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="any task option (JSON values allowed)")
+    p.add_argument("--grid", action="store_true", help="play --games games in every condition of the task's experiment grid")
     p.add_argument("--out", help="folder for logs and CSV (default runs/<task>-<time>)")
     p.add_argument("--config", help="YAML config file (llm section) — secrets stay in the environment or this file")
     p.add_argument("--quiet", action="store_true", help="no transcript")
+    if task in available_tasks():
+        spec = get_task(task)
+        group = p.add_argument_group(f"{spec.name} options")
+        for o in spec.cli_options:
+            group.add_argument(o.flag, dest=f"task_{o.key}", type=o.type, choices=o.choices, help=o.help)
     return p
 
 
+def parse_args(argv: list[str]):
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return build_parser(task=first).parse_args(argv)
+
+
 def parse_options(args) -> dict:
-    options = {}
-    if args.rooms is not None:
-        options["rooms"] = args.rooms
-    if args.boards:
-        options["boards"] = args.boards
+    options = {k[len("task_"):]: v for k, v in vars(args).items() if k.startswith("task_") and v is not None}
     for item in args.option:
         if "=" not in item:
             raise SystemExit(f"--option needs KEY=VALUE, got {item!r}")
@@ -258,6 +273,16 @@ def parse_options(args) -> dict:
         except json.JSONDecodeError:
             options[k] = v
     return options
+
+
+def grid_conditions(spec: TaskSpec, options: dict) -> list[dict]:
+    """Every combination of the task's experiment grid (options given on the command line stay fixed)."""
+    conditions = [dict(options)]
+    for key, values in spec.grid.items():
+        if key in options:
+            continue
+        conditions = [{**c, key: v} for c in conditions for v in values]
+    return conditions
 
 
 def resolve_agents(spec: TaskSpec, text: Optional[str]) -> dict[str, str]:
@@ -287,7 +312,7 @@ def make_llm(config_path: Optional[str]):
 
 
 def main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     spec = get_task(args.task)
     agents = resolve_agents(spec, args.agents)
     options = parse_options(args)
@@ -314,10 +339,27 @@ def main(argv: list[str]) -> int:
         print(f"\nlog: {rec.log_path}")
         return 0
 
-    records = play_many(spec, args.games, args.seed, agents, options, llm, out_dir, progress=True)
-    summary = summary_table(spec, records)
     label = ",".join(agents[s] for s in spec.seats)
-    print(format_table(["agents", *summary.keys()], [[label, *summary.values()]]))
-    per_game, summary_path = write_csvs(spec, records, summary, agents, out_dir)
-    print(f"\nper-game CSV: {per_game}\nsummary CSV: {summary_path}\nlogs: {os.path.join(out_dir, 'logs')}")
+    conditions = grid_conditions(spec, options) if args.grid else [options]
+    keys = [k for k in (spec.condition_keys or tuple(spec.grid)) if args.grid] or []
+    rows, all_records = [], []
+    for n, cond in enumerate(conditions):
+        sub = os.path.join(out_dir, f"condition-{n:02d}") if len(conditions) > 1 else out_dir
+        if len(conditions) > 1:
+            print(f"condition {n + 1}/{len(conditions)}: " + ", ".join(f"{k}={cond.get(k)}" for k in keys),
+                  file=sys.stderr)
+        records = play_many(spec, args.games, args.seed, agents, cond, llm, sub, progress=True)
+        summary = summary_table(spec, records)
+        rows.append([label, *[cond.get(k) for k in keys], *summary.values()])
+        write_csvs(spec, records, summary, agents, sub)
+        all_records += records
+    header = ["agents", *keys, *summary.keys()]
+    print(format_table(header, rows))
+    os.makedirs(out_dir, exist_ok=True)
+    grouped = os.path.join(out_dir, "conditions.csv")
+    with open(grouped, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows([[_cell(c) for c in r] for r in rows])
+    print(f"\nsummary CSV (one row per condition): {grouped}\nlogs and per-game CSVs: {out_dir}")
     return 0

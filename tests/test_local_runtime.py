@@ -63,7 +63,7 @@ def test_many_games_table_and_csv(tmp_path, capsys):
 
 
 def test_option_parsing():
-    args = local.build_parser().parse_args(["travel", "--rooms", "8", "--boards", "generated", "--option", "turn_limit=20",
+    args = local.parse_args(["travel", "--rooms", "8", "--boards", "generated", "--option", "turn_limit=20",
                                             "--option", "name=x"])
     assert local.parse_options(args) == {"rooms": 8, "boards": "generated", "turn_limit": 20, "name": "x"}
     assert local.resolve_agents(SPEC, "toy") == {"a": "toy", "b": "toy"}

@@ -18,10 +18,14 @@ class PickNumber(Game):
     seats = ("a", "b")
     person_seat_order = ("a", "b")
 
-    def __init__(self, seed: int, options=None):
-        super().__init__(seed, options)
+    @classmethod
+    def generate(cls, seed, options):
         rng = random.Random(seed)
-        self.favourite = {s: rng.randint(1, 9) for s in self.seats}
+        return {"favourite": {s: rng.randint(1, 9) for s in cls.seats}}
+
+    def __init__(self, seed: int, options=None, instance=None):
+        super().__init__(seed, options, instance)
+        self.favourite = dict(self.inst["favourite"])
         self.proposals = ProposalCycle(self.seats)
         self.gate = SubmitGate(self.seats)
         self.budget = TurnBudget(self.seats, self.options.get("turn_limit", 6))
@@ -29,9 +33,6 @@ class PickNumber(Game):
         self.agreed = None
         self.pokes = 0
         self.chats = 0
-
-    def instance(self):
-        return {"favourite": dict(self.favourite)}
 
     def start(self, ctx: Context):
         ctx.say("Agree on a number from 1 to 9 with /propose N, /agree, /reject, then /submit.")

@@ -3,7 +3,11 @@
 Message -> socket `text` (with `receiver_id` when private), ChatShown of an agent seat -> `text` prefixed with the
 seat's name, or, when the seat is bound to an agent user, `text` with `impersonate: <agent user>` (shown as that
 user, no prefix), View -> `PATCH /rooms/{r}/text/{state_element}` (JSON, per seat), SetText -> `PATCH .../text/...`,
-LogEvent -> `POST /logs`. Logs and per-user page updates go out through shared thread pools that keep each
+LogEvent -> `POST /logs`, addressed to the bot's own user unless it is a seat's (e.g. its completion code): Slurk
+lets every member fetch the room's log rows that have no receiver, so the record (game_start with the instance,
+every game_input) must have one. Chat in a relayed room (`Game.chat == "relay"`): people's lines reach the bot
+privately and each accepted line is shown, as its speaker, only to the people it is addressed to (and the speaker).
+Logs and per-user page updates go out through shared thread pools that keep each
 room's order (`RoomLanes`: `LogShipper`, `PageUpdates`), so a slow server does not hold up the room's next event,
 nor one room another. Anything addressed to one person who is not online (no Slurk user yet, a 422 from the
 UI endpoints, or "not logged in" from the socket) is kept, in order, and delivered after that person's
@@ -399,10 +403,12 @@ class Delivery:
         w = self.worker
         if isinstance(e, LogEvent):
             data = dict(e.data)
-            receiver = None
+            # The record is the bot's: no participant's credentials can fetch it (admins download everything).
+            receiver = self.bot.user_id
             if e.to is not None:
                 data.setdefault("receiver_seat", e.to)
-                receiver = w.user_of(e.to) if w.is_person(e.to) else None
+                if w.is_person(e.to) and w.user_of(e.to) is not None:
+                    receiver = w.user_of(e.to)
             self.bot.logs.post(self.room, e.event, data, receiver, self.turn)
         elif isinstance(e, Message):
             if e.to is None:
@@ -410,15 +416,13 @@ class Delivery:
             elif w.is_person(e.to):
                 self.to_seat(e.to, ("msg", e.text, bool(e.html)))
         elif isinstance(e, ChatShown):
-            if not w.is_person(e.seat):
-                agent = w.user_of(e.seat)
-                if agent is not None:
-                    self.say(e.text, False, impersonate=agent)
-                else:
-                    self.say(f"{w.display_name(e.seat)}: {e.text}", False)
+            self._chat(e)
         elif isinstance(e, View):
             if w.is_person(e.seat) and self.bot.spec.state_element:
-                self.to_seat(e.seat, ("view", e.data))
+                data = dict(e.data)
+                # The page sends its commands privately to the bot, so it needs the bot's user id.
+                data["core"] = {**data.get("core", {}), "bot": self.bot.user_id}
+                self.to_seat(e.seat, ("view", data))
         elif isinstance(e, SetText):
             if e.to is None:
                 mark(self.turn)
@@ -435,6 +439,24 @@ class Delivery:
                 self.to_seat(seat, ("attr", "text", "readonly", "true"))
                 self.to_seat(seat, ("attr", "text", "placeholder", CLOSED_PLACEHOLDER))
             w.close(e)
+
+    def _chat(self, e: ChatShown) -> None:
+        """Show an accepted chat line to those who may see it, as its speaker where Slurk allows that."""
+        w = self.worker
+        speaker = w.user_of(e.seat)
+        relayed = self.bot.spec.chat == "relay"
+        if w.is_person(e.seat) and not relayed:
+            return  # an open room: Slurk has shown the person's line to everyone already
+        if speaker is None:  # an agent seat without its own Slurk user speaks through the bot, named
+            text, impersonate = f"{w.display_name(e.seat)}: {e.text}", None
+        else:
+            text, impersonate = e.text, speaker
+        if e.to is None:
+            self.say(text, False, impersonate=impersonate)
+            return
+        for seat in [e.seat, *e.to] if w.is_person(e.seat) else list(e.to):
+            if w.is_person(seat):
+                self.to_seat(seat, ("msg", text, False, impersonate))
 
     def say(self, text: str, html: bool = False, receiver_id: Optional[int] = None,
             impersonate: Optional[int] = None) -> None:
@@ -503,6 +525,8 @@ class Delivery:
         gen = self.worker.join_gen.get(uid, 0)
         if item[0] == "msg":
             payload = {"room": self.room, "message": item[1], "html": item[2], "receiver_id": int(uid)}
+            if len(item) > 3 and item[3] is not None:
+                payload["impersonate"] = int(item[3])
             self.emitter.send(payload, self.turn, seat, item, gen)
         else:
             self.bot.pages.submit(self, seat, uid, item, self.turn, gen)

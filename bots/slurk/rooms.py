@@ -23,6 +23,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Optional
 
 from tasks.core.codes import CompletionConfig
+from tasks.core.builder import build_match
 from tasks.core.driver import MatchDriver
 from tasks.core.match import Match, SeatInfo, TimerConfig
 from tasks.core.protocol import (
@@ -42,6 +43,18 @@ log = logging.getLogger(__name__)
 # Brain moves allowed in reaction to one input: a confused agent cannot flood a room (the driver logs an error).
 MAX_BRAIN_MOVES = 100
 FAILURE_TEXT = "Sorry, something went wrong on our side while handling that. Please try again."
+RELAY_ONLY_TEXT = ("That message was not delivered: in this game messages go through the task page's chat box. "
+                   "Please send it again from there.")
+
+
+def _relayed_chat(seat: str, command: dict):
+    """A page's relayed chat line `{"chat": text, "to": [seat, ...]?}` as a Chat input, or a complaint (str)."""
+    text, to = command.get("chat"), command.get("to")
+    if not isinstance(text, str) or not text.strip():
+        return "That message was empty or not text, so it was not sent."
+    if to is not None and (not isinstance(to, list) or not all(isinstance(s, str) for s in to) or len(to) > 16):
+        return "That message had an unreadable list of addressees, so it was not sent."
+    return Chat(seat, text, time.time(), to=None if to is None else tuple(to))
 
 
 class RoomWorker:
@@ -246,14 +259,14 @@ class RoomWorker:
         self._start_match(announced or [])
 
     def _new_match(self, seed: int, options: dict, seats: dict, meta: dict) -> None:
-        spec = self.bot.spec
-        game = spec.game_class(seed, options)
-        infos = {s: SeatInfo(kind=i["kind"], name=i.get("name") or "") for s, i in seats.items()}
+        infos = {s: SeatInfo(kind=i["kind"], name=i.get("name") or "", agent=i.get("brain") or "")
+                 for s, i in seats.items()}
         timers = TimerConfig(**meta["timers"]) if "timers" in meta else self.bot.config.timers
         completion = CompletionConfig(**meta["completion"]) if "completion" in meta else self.bot.config.completion
-        self.match = Match(game, infos, timers=timers, completion=completion)
-        brains = {s: spec.make_brain(i["brain"], s, seed, self.bot.llm_client, options)
-                  for s, i in seats.items() if i["kind"] == "agent"}
+        self.match, brains = build_match(self.bot.spec, seed, infos, options=options, instance=meta.get("instance"),
+                                         llm=self.bot.llm_client, timers=timers, completion=completion)
+        if "instance" not in meta:
+            meta["instance"] = self.match.game.instance()  # stored with the room: a resume never regenerates it
         self.driver = MatchDriver(self.match, brains, on_input=self._persist, max_steps=MAX_BRAIN_MOVES)
         self.seats = seats
 
@@ -449,6 +462,10 @@ class RoomWorker:
         seat = self.seat_of(user_id_of(data.get("user")))
         if seat is None or data.get("private") or data.get("broadcast"):
             return
+        if self.bot.spec.chat == "relay":
+            # Relayed rooms take chat through the page (privately to the bot); a public line skipped the rules.
+            self.delivery.to_seat(seat, ("msg", RELAY_ONLY_TEXT, False))
+            return
         message = data.get("message")
         if not isinstance(message, str):
             message = "" if message is None else str(message)
@@ -462,6 +479,12 @@ class RoomWorker:
         if isinstance(command, str):
             name, args = parse_command_text(command)
             inp: Input = Command(seat, name, args, time.time())
+        elif isinstance(command, dict) and "chat" in command and self.bot.spec.chat == "relay":
+            chat = _relayed_chat(seat, command)
+            if isinstance(chat, str):
+                self.delivery.to_seat(seat, ("msg", chat, False))
+                return
+            inp = chat
         else:
             inp = Action(seat, command, time.time())
         self._feed(inp, t_recv)

@@ -12,6 +12,8 @@ import json
 from html.parser import HTMLParser
 from typing import Callable, Optional
 
+from tasks import get_task
+
 from .replay import Entry, GameReplay
 
 _CSS = """
@@ -98,12 +100,11 @@ def sanitise(markup: str) -> str:
 
 
 def load_renderer(task: str) -> Optional[Callable[[dict], str]]:
-    """`tasks.<task>.render.render_view`, or None when the task has no renderer."""
+    """The renderer the task declares (`TaskSpec.renderer`), or None when it has none or it cannot be loaded."""
     try:
-        module = importlib.import_module(f"tasks.{task}.render")
+        fn = get_task(task).load_renderer()
     except Exception:
         return None
-    fn = getattr(module, "render_view", None)
     return fn if callable(fn) else None
 
 

@@ -11,7 +11,9 @@ from typing import Callable, Iterable, Iterator, Optional
 
 from .brain import Brain
 from .match import Match
-from .protocol import ChatShown, Effect, GameOver, Input, LogEvent, Message, View, addressed_to
+from .protocol import AgentUsage, ChatShown, Effect, GameOver, Input, LogEvent, Message, View, addressed_to
+
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "calls", "failures")
 
 # A brain whose moves keep being rejected is not woken by its own rejections more than this many times in a row,
 # so a confused agent cannot spin a room forever.
@@ -109,8 +111,13 @@ class MatchDriver:
             if self._solo[seat] >= MAX_SOLO_ACTS:
                 continue
             brain = self.brains[seat]
+            before = _usage(brain)
             moves = brain.act()
             notes, brain.notes = brain.notes, []
+            spent = {k: _usage(brain)[k] - before[k] for k in USAGE_KEYS}
+            if any(spent.values()):
+                # Recorded as an input, so Slurk games, local games and their replays count the same tokens.
+                yield self._handle(AgentUsage(seat, **spent, t=self.clock()))
             if moves:
                 self._solo = {s: (n + 1 if s == seat else 0) for s, n in self._solo.items()}
                 if self._solo[seat] == MAX_SOLO_ACTS:
@@ -131,3 +138,8 @@ class MatchDriver:
     def game_over(self) -> Optional[GameOver]:
         return GameOver(self.match.status, self.match.results) if self.match.over else None
 
+
+
+def _usage(brain: Brain) -> dict:
+    u = getattr(brain, "usage", None) or {}
+    return {k: int(u.get(k, 0) or 0) for k in USAGE_KEYS}

@@ -23,6 +23,8 @@ class Context:
         self.turn = turn
         self.effects: list[Effect] = []
         self.ended: Optional[tuple[str, dict]] = None
+        # Game timers asked for while handling this input: (name, seconds) to arm, or (name, None) to cancel.
+        self.timers: list[tuple[str, Optional[float]]] = []
 
     def say(self, text: str, to: Optional[str] = None, html: bool = False) -> None:
         self.effects.append(Message(text, to=to, html=html))
@@ -37,6 +39,14 @@ class Context:
     def set_text(self, element: str, text: str, to: Optional[str] = None) -> None:
         self.effects.append(SetText(element, text, to=to))
 
+    def set_timer(self, name: str, seconds: float) -> None:
+        """Arm (or re-arm) a game timer; `Game.on_timer(ctx, name)` runs when it fires. Like every effect it is
+        dropped when the move is rejected, and all timers are cancelled when the game ends."""
+        self.timers.append((name, float(seconds)))
+
+    def cancel_timer(self, name: str) -> None:
+        self.timers.append((name, None))
+
     def end(self, status: str, **results: Any) -> None:
         """Finish the game (status: completed, timeout, ...). Codes and the closing are done by the match."""
         self.ended = (status, results)
@@ -45,8 +55,10 @@ class Context:
 class Game:
     """One task's rules for one room. Pure Python and plain data only (the match deep-copies it for rollback).
 
-    Subclasses set `task` and `seats`, implement `start`, `view` and `results`, and handle commands in methods
-    named `cmd_<name>(ctx, seat, args)`; their docstring's first line is the usage shown by /help.
+    Subclasses set `task` and `seats`, implement `generate` (seed, options -> instance JSON), `start`, `view` and
+    `results`, and handle commands in methods named `cmd_<name>(ctx, seat, args)`; their docstring's first line
+    is the usage shown by /help. A game is built from an instance: generated once, logged in `game_start`, and
+    loaded (never regenerated) by replay, resume and prompted self-play.
     """
 
     task: str = ""
@@ -54,15 +66,45 @@ class Game:
     seats: tuple[str, ...] = ()
     # The seat a person takes first when a game has fewer people than seats.
     person_seat_order: tuple[str, ...] = ()
+    # "open": every chat line goes to everyone (Slurk shows people's lines itself, so the rules cannot refuse
+    # them). "relay": lines go through the bot, which shows each accepted line only to its addressees; a game
+    # that enforces who may talk, or private channels (a mediator), needs "relay".
+    chat: str = "open"
 
-    def __init__(self, seed: int, options: Optional[dict] = None):
+    def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
         self.seed = seed
         self.options = dict(options or {})
+        self.inst: dict = instance if instance is not None else type(self).generate(seed, self.options)
 
     # --- to implement -------------------------------------------------------------------------------------------
-    def instance(self) -> dict:
-        """A JSON description of what is being played (board, maze...), logged at start for replay."""
+    @classmethod
+    def generate(cls, seed: int, options: dict) -> dict:
+        """The instance (board, maze, valuations...) for a seed and options, as JSON-able data."""
         return {}
+
+    def instance(self) -> dict:
+        """What is being played, as JSON; logged at start so the game can be rebuilt without regenerating it."""
+        return self.inst
+
+    def private_parts(self, seat: str) -> list:
+        """JSON values that only `seat` may ever receive (e.g. its coins that it did not share). The leak tests
+        check that no other seat's messages, pages or readable logs contain any of them (a dict counts as
+        contained when a received dict holds all its items)."""
+        return []
+
+    def chat_audience(self, seat: str, to: Optional[tuple[str, ...]]) -> Optional[tuple[str, ...]]:
+        """Who sees a chat line of `seat` that asked for audience `to` (None = everyone); raise RuleError to refuse
+        the line (it is then shown to nobody). Open rooms reach everyone."""
+        if self.chat == "open":
+            if to is not None and set(to) != set(self.seats) - {seat}:
+                raise RuleError("In this game every message goes to everyone.")
+            return None
+        if to is None:
+            return None
+        unknown = [s for s in to if s not in self.seats or s == seat]
+        if unknown or not to:
+            raise RuleError(f"You cannot address {', '.join(unknown) or 'nobody'} here.")
+        return tuple(s for s in self.seats if s in to)
 
     def start(self, ctx: Context) -> None:
         pass

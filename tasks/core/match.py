@@ -15,9 +15,11 @@ from typing import Callable, Optional
 from .codes import CompletionConfig, new_code
 from .game import Context, Game
 from .mechanisms import RuleError
+from .results import complete_results
 from .protocol import (
     Abort,
     Action,
+    AgentUsage,
     CancelTimer,
     Chat,
     ChatShown,
@@ -48,6 +50,7 @@ MAX_CHAT_CHARS = 4000
 MAX_ACTION_BYTES = 4096
 MAX_ARGS = 32
 MAX_CONSECUTIVE_ERRORS = 3
+GAME_TIMER = "game:"  # prefix of timers a game sets through its context (core timers start with "core:")
 
 
 @dataclass
@@ -98,6 +101,8 @@ class Match:
         self._next_token = 1
         self._errors_in_a_row = 0
         self._last_views: dict[str, dict] = {}
+        # LLM usage per seat, from recorded AgentUsage inputs (so every transport and the replay agree).
+        self.usage: dict[str, dict[str, int]] = {}
 
     # ------------------------------------------------------------------------------------------------------------
     @property
@@ -153,6 +158,9 @@ class Match:
             return effects + self._on_leave(inp)
         if isinstance(inp, TimerFired):
             return effects + self._on_timer(inp)
+        if isinstance(inp, AgentUsage):
+            self._count_usage(inp)
+            return effects
         if isinstance(inp, Abort):
             return effects + self._finish(inp.status, inp.t, self.game.results() if self.phase == "playing" else {},
                                           inp.reason or None)
@@ -171,10 +179,12 @@ class Match:
         if self.phase == "waiting" and self.present >= set(self.seats):
             effects += self._start(inp.t)
         elif self.phase == "waiting" and not was_present:
-            effects.append(Message("Welcome! The game starts as soon as your partner arrives.", to=inp.seat))
-        if self.phase != "waiting":
-            # A (re)joining page needs its state again.
-            effects.append(View(inp.seat, self._view(inp.seat)))
+            others = "your partner arrives" if len(self.seats) == 2 else "everyone has arrived"
+            effects.append(Message(f"Welcome! The game starts as soon as {others}.", to=inp.seat))
+        # A (re)joining page needs its state again (while waiting: just the core part, so it knows its seat).
+        view = self._view(inp.seat)
+        self._last_views[inp.seat] = view
+        effects.append(View(inp.seat, view))
         return effects
 
     def _on_leave(self, inp: Leave) -> list[Effect]:
@@ -207,22 +217,32 @@ class Match:
             seat = inp.name.split(":", 2)[2]
             return self._finish("partner_left", inp.t, self.game.results(),
                                 f"{self.name_of(seat)} did not come back, so the game has ended.")
-        return self._run(lambda ctx: self.game.on_timer(ctx, inp.name), inp.t, None)
+        if self.phase != "playing":
+            return []
+        name = inp.name[len(GAME_TIMER):] if inp.name.startswith(GAME_TIMER) else inp.name
+        return self._run(lambda ctx: self.game.on_timer(ctx, name), inp.t, None)
 
     def _on_move(self, inp) -> list[Effect]:
         seat = inp.seat
         if seat not in self.seats:
             return []
+        if isinstance(inp, Chat) and len(inp.text) > MAX_CHAT_CHARS:
+            return [Message(f"Your message is too long (over {MAX_CHAT_CHARS} characters) and was not sent.",
+                            to=seat, kind="error")]
         if self.phase == "waiting":
             if isinstance(inp, Chat):
-                return [ChatShown(seat, inp.text)]
-            return [Message("Please wait: the game starts as soon as your partner arrives.", to=seat, kind="error")]
+                try:
+                    return [ChatShown(seat, inp.text, self.game.chat_audience(seat, inp.to))]
+                except RuleError as exc:
+                    return [Message(str(exc), to=seat, kind="error")]
+            return [Message("Please wait: the game starts as soon as everyone has arrived.", to=seat, kind="error")]
         effects: list[Effect] = []
         if isinstance(inp, Chat):
-            if len(inp.text) > MAX_CHAT_CHARS:
-                return [Message(f"Your message is too long (over {MAX_CHAT_CHARS} characters) and was not sent.", to=seat, kind="error")]
-            effects.append(ChatShown(seat, inp.text))
-            call = lambda ctx: self.game.on_chat(ctx, seat, inp.text)  # noqa: E731
+            def call(ctx: Context) -> None:
+                # The line is shown only once the rules accepted it (a refused line reaches nobody), and before
+                # whatever the rules say about it.
+                ctx.effects.append(ChatShown(seat, inp.text, self.game.chat_audience(seat, inp.to)))
+                self.game.on_chat(ctx, seat, inp.text)
         elif isinstance(inp, Command):
             if inp.name in ("help", ""):
                 return [Message(self._help_text(), to=seat)]
@@ -260,7 +280,7 @@ class Match:
                 effects.append(Message("Sorry, something went wrong while handling that; nothing changed. Please try again.", to=seat, kind="error"))
             return effects
         self._errors_in_a_row = 0
-        effects = ctx.effects + self._changed_views()
+        effects = ctx.effects + self._game_timers(ctx) + self._changed_views()
         if ctx.ended:
             status, results = ctx.ended
             effects += self._finish(status, t, {**self.game.results(), **results})
@@ -280,7 +300,10 @@ class Match:
         self.phase = "over"
         self.status = status
         duration = None if self.started_at is None else round(t - self.started_at, 3)
-        self.results = {**results, "status": status, "duration": duration}
+        self.results = complete_results({**results, "status": status, "duration": duration})
+        if self.usage:
+            self.results["tokens"] = sum(u["prompt_tokens"] + u["completion_tokens"] for u in self.usage.values())
+            self.results["llm_usage"] = {s: dict(u) for s, u in self.usage.items()}
         effects: list[Effect] = [self._cancel_timer(n) for n in list(self._timer_tokens)]
         if reason:
             effects.append(Message(reason))
@@ -297,6 +320,18 @@ class Match:
         effects += self._changed_views()
         effects.append(GameOver(status, self.results))
         return effects
+
+    def _count_usage(self, inp: AgentUsage) -> None:
+        u = self.usage.setdefault(inp.seat, {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "failures": 0})
+        for k in u:
+            u[k] += int(getattr(inp, k) or 0)
+
+    def _game_timers(self, ctx: Context) -> list[Effect]:
+        out: list[Effect] = []
+        for name, seconds in ctx.timers:
+            full = GAME_TIMER + name
+            out.append(self._cancel_timer(full) if seconds is None else self._set_timer(full, seconds))
+        return out
 
     def _help_text(self) -> str:
         lines = ["Commands:"] + [f"  {usage}" for usage in self.game.commands().values()] + ["  /help: this list"]
@@ -333,7 +368,7 @@ class Match:
         data = dict(self.game.view(seat)) if self.phase in ("playing", "over") else {}
         data["core"] = {
             "phase": self.phase, "seat": seat, "task": self.game.task,
-            "status": self.status, "code": self.codes.get(seat),
+            "status": self.status, "code": self.codes.get(seat), "chat": self.game.chat,
         }
         return data
 

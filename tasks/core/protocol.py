@@ -31,11 +31,15 @@ class Leave:
 
 @dataclass(frozen=True)
 class Chat:
+    """A chat line. `to`: the seats it is addressed to (None = everyone). Whether a seat may address a subset is the
+    game's chat policy (`Game.chat`): in an open room every line goes to everyone."""
+
     seat: str
     text: str
     t: float = 0.0
     # False for the 2nd..nth action of one agent turn, so turn limits count turns, not actions.
     turn: bool = True
+    to: Optional[tuple[str, ...]] = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,19 @@ class TimerFired:
 
 
 @dataclass(frozen=True)
+class AgentUsage:
+    """What one agent act cost (LLM tokens and calls), recorded by the driver like any input so that every
+    transport and the replay count the same tokens."""
+
+    seat: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+    failures: int = 0
+    t: float = 0.0
+
+
+@dataclass(frozen=True)
 class Abort:
     """The transport ends the game (operator shutdown, agents that went quiet). Recorded like any input."""
 
@@ -75,8 +92,8 @@ class Abort:
     t: float = 0.0
 
 
-Input = Union[Join, Leave, Chat, Command, Action, TimerFired, Abort]
-INPUT_TYPES = {cls.__name__: cls for cls in (Join, Leave, Chat, Command, Action, TimerFired, Abort)}
+Input = Union[Join, Leave, Chat, Command, Action, TimerFired, AgentUsage, Abort]
+INPUT_TYPES = {cls.__name__: cls for cls in (Join, Leave, Chat, Command, Action, TimerFired, AgentUsage, Abort)}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -95,10 +112,15 @@ class Message:
 
 @dataclass(frozen=True)
 class ChatShown:
-    """A seat's chat line. Transports show it where it did not already appear (agent seats); brains read it."""
+    """A seat's chat line, accepted by the rules. `to`: who sees it besides the speaker (None = everyone).
+    Transports show it where it did not already appear (an open room shows people's own lines); brains read it."""
 
     seat: str
     text: str
+    to: Optional[tuple[str, ...]] = None
+
+    def seen_by(self, seat: str) -> bool:
+        return self.to is None or seat == self.seat or seat in self.to
 
 
 @dataclass(frozen=True)
@@ -120,7 +142,9 @@ class SetText:
 
 @dataclass(frozen=True)
 class LogEvent:
-    """A structured event for the room log (Slurk's log API, or the local JSON-lines file)."""
+    """A structured event for the room log (Slurk's log API, or the local JSON-lines file). `to=None` is the
+    record only (researchers read it; no seat does: on Slurk it is addressed to the bot itself); `to=seat` is also
+    that seat's (e.g. its completion code)."""
 
     event: str
     data: dict
@@ -152,11 +176,15 @@ Effect = Union[Message, ChatShown, View, SetText, LogEvent, SetTimer, CancelTime
 
 def addressed_to(effect: Effect, seat: str) -> bool:
     """Whether a seat perceives an effect (public, or private to it)."""
-    if isinstance(effect, (Message, SetText, LogEvent)):
+    if isinstance(effect, (Message, SetText)):
         return effect.to is None or effect.to == seat
+    if isinstance(effect, LogEvent):
+        return effect.to == seat
     if isinstance(effect, View):
         return effect.seat == seat
-    if isinstance(effect, (ChatShown, GameOver)):
+    if isinstance(effect, ChatShown):
+        return effect.seen_by(seat)
+    if isinstance(effect, GameOver):
         return True
     return False
 
@@ -169,6 +197,11 @@ def input_to_json(inp: Input) -> dict:
     d = dataclasses.asdict(inp)
     if isinstance(inp, Command):
         d["args"] = list(inp.args)
+    if isinstance(inp, Chat):
+        if inp.to is None:
+            del d["to"]  # logs of open-room chat keep their old shape
+        else:
+            d["to"] = list(inp.to)
     d["type"] = type(inp).__name__
     return d
 
@@ -185,11 +218,15 @@ def input_from_json(d: dict) -> Input:
         raise ValueError(f"unknown fields {sorted(unknown)} for {cls.__name__}")
     if cls is Command:
         d["args"] = tuple(str(a) for a in d.get("args", ()))
+    if cls is Chat and d.get("to") is not None:
+        d["to"] = tuple(str(s) for s in d["to"])
     return cls(**d)
 
 
 def effect_to_json(effect: Effect) -> dict:
     d = dataclasses.asdict(effect)
+    if isinstance(effect, ChatShown) and effect.to is not None:
+        d["to"] = list(effect.to)
     d["type"] = type(effect).__name__
     return d
 

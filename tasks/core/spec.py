@@ -1,11 +1,28 @@
-"""What a task declares so that every runtime (local, Slurk, replay, setup) can serve it without special cases."""
+"""What a task declares so that every runtime (local, Slurk, replay, setup) can serve it without special cases.
+
+A task folder `tasks/<task>/` provides: `game.py` (a `Game` subclass: `generate(seed, options)` -> instance JSON,
+rules, `view`, `results`, `private_parts`), `brains` (agent factories), `metrics.py` (`summarize`), optionally
+`render.py` (the board as HTML for transcripts), and `spec.py` with `SPEC = TaskSpec(...)` tying them together.
+"""
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from .brain import Brain
 from .game import Game
+
+
+@dataclass(frozen=True)
+class CliOption:
+    """A task's own command-line option: `--flag VALUE` sets task option `key` (e.g. travel's --rooms, --boards)."""
+
+    flag: str                      # "--rooms"
+    key: str                       # task option name, "rooms"
+    type: Callable[[str], Any] = str
+    help: str = ""
+    choices: Optional[tuple] = None
 
 
 @dataclass
@@ -16,10 +33,19 @@ class TaskSpec:
     # brain name -> factory(seat, seed, llm, options) -> Brain
     brains: dict[str, Callable[..., Brain]] = field(default_factory=dict)
     default_brains: tuple[str, ...] = ()        # one per seat, for the embedded default game
+    # seat -> brains that may sit there (a user simulator never takes an assistant's seat); missing seat = all
+    seat_brains: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    roles: dict[str, str] = field(default_factory=dict)  # seat -> what that seat is, for people and docs
     # Summarise finished games' results (one dict per game) into named columns for the metrics table.
     summarize: Optional[Callable[[list[dict]], dict]] = None
     # Columns printed per game in --games runs (keys of Game.results()).
     per_game_columns: tuple[str, ...] = ()
+    # The experiment grid: task option -> values; `--grid` plays every combination and the table gets one row per
+    # condition. `condition_keys` are the options that tell conditions apart in a mixed set of games (replay).
+    grid: dict[str, tuple] = field(default_factory=dict)
+    condition_keys: tuple[str, ...] = ()
+    cli_options: tuple[CliOption, ...] = ()
+    renderer: str = ""                          # "module:function" drawing a view as HTML (transcripts)
     layout: str = ""                            # file name under layouts/
     plugins: tuple[str, ...] = ()               # file names under plugins/, embedded into the layout
     state_element: str = ""                     # page element whose text carries the seat's view as JSON
@@ -29,9 +55,33 @@ class TaskSpec:
     def seats(self) -> tuple[str, ...]:
         return self.game_class.seats
 
+    @property
+    def chat(self) -> str:
+        return self.game_class.chat
+
+    def generate(self, seed: int, options: Optional[dict] = None) -> dict:
+        return self.game_class.generate(seed, dict(options or {}))
+
+    def brains_for(self, seat: str) -> tuple[str, ...]:
+        return tuple(self.seat_brains.get(seat, tuple(self.brains)))
+
+    def check_brain(self, name: str, seat: str) -> None:
+        if name not in self.brains:
+            raise ValueError(f"unknown agent {name!r} for {self.name}; choose from {', '.join(self.brains)}")
+        if name not in self.brains_for(seat):
+            raise ValueError(f"agent {name!r} cannot take seat {seat!r} of {self.name}; "
+                             f"that seat takes {', '.join(self.brains_for(seat))}")
+
     def make_brain(self, name: str, seat: str, seed: int, llm=None, options: Optional[dict] = None) -> Brain:
-        try:
-            factory = self.brains[name]
-        except KeyError:
-            raise ValueError(f"unknown agent {name!r} for {self.name}; choose from {', '.join(self.brains)}") from None
-        return factory(seat, seed, llm, options or {})
+        self.check_brain(name, seat)
+        return self.brains[name](seat, seed, llm, options or {})
+
+    def load_renderer(self) -> Optional[Callable[[dict], str]]:
+        if not self.renderer:
+            return None
+        module, _, fn = self.renderer.partition(":")
+        return getattr(importlib.import_module(module), fn)
+
+    def condition_of(self, options: dict) -> dict:
+        keys = self.condition_keys or tuple(self.grid)
+        return {k: options.get(k) for k in keys}

@@ -56,19 +56,12 @@ class GnomesGame(Game):
     seats = SEATS
     person_seat_order = SEATS
 
-    def __init__(self, seed: int, options: Optional[dict] = None):
-        super().__init__(seed, options)
-        first = self.options.get("first", "h")
-        if isinstance(first, int) or (isinstance(first, str) and first.isdigit()):
-            first = SEATS[int(first)]
-        if first not in SEATS:
-            raise ValueError(f"option first must be one of {SEATS} or 0/1, not {first!r}")
+    def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
+        super().__init__(seed, options, instance)
+        first = self.inst["first"]
         self.first = first
-        self.n_rounds = int(self.options.get("rounds", len(maze.TREASURES)))
-        if not 1 <= self.n_rounds <= len(maze.TREASURES):
-            raise ValueError(f"option rounds must be 1..{len(maze.TREASURES)}")
-        cap = self.options.get("turn_cap", DEFAULT_TURN_CAP)
-        self.turn_cap = None if cap in (None, 0, "none") else int(cap)
+        self.n_rounds = int(self.inst["rounds"])
+        self.turn_cap = self.inst["turn_cap"]
         self.turns = TurnOrder(SEATS, first)
         self.round = 0
         self.token = maze.START
@@ -78,15 +71,31 @@ class GnomesGame(Game):
         self.last: Optional[dict] = None
 
     # --- setup ---------------------------------------------------------------------------------------------------
-    def instance(self) -> dict:
+    @classmethod
+    def generate(cls, seed: int, options: dict) -> dict:
+        """The paper's fixed mazes and treasures, with the options that shape a game (who moves first, rounds, cap)."""
+        first = options.get("first", "h")
+        if isinstance(first, int) or (isinstance(first, str) and first.isdigit()):
+            first = SEATS[int(first)]
+        if first not in SEATS:
+            raise ValueError(f"option first must be one of {SEATS} or 0/1, not {first!r}")
+        n_rounds = int(options.get("rounds", len(maze.TREASURES)))
+        if not 1 <= n_rounds <= len(maze.TREASURES):
+            raise ValueError(f"option rounds must be 1..{len(maze.TREASURES)}")
+        cap = options.get("turn_cap", DEFAULT_TURN_CAP)
         return {
-            "size": maze.SIZE, "start": list(maze.START), "first": self.first, "rounds": self.n_rounds,
-            "turn_cap": self.turn_cap,
-            "treasures": [list(t) for t in maze.TREASURES[:self.n_rounds]],
-            "visible_to": [SEATS[maze.treasure_side(r)] for r in range(1, self.n_rounds + 1)],
-            "optimum": [self.optimum(r) for r in range(1, self.n_rounds + 1)],
+            "size": maze.SIZE, "start": list(maze.START), "first": first, "rounds": n_rounds,
+            "turn_cap": None if cap in (None, 0, "none") else int(cap),
+            "treasures": [list(t) for t in maze.TREASURES[:n_rounds]],
+            "visible_to": [SEATS[maze.treasure_side(r)] for r in range(1, n_rounds + 1)],
+            "optimum": [maze.optimum_turns(maze.TREASURES[r - 1], SIDE[first]) for r in range(1, n_rounds + 1)],
             "walls": {s: {k: [list(p) for p in v] for k, v in maze.WALLS[SIDE[s]].items()} for s in SEATS},
         }
+
+    def private_parts(self, seat: str) -> list:
+        """The seat's walls where they differ from the partner's (walls both sides have are no secret)."""
+        mine, theirs = self.inst["walls"][seat], self.inst["walls"][other(seat)]
+        return [v for k, v in mine.items() if v and v != theirs.get(k)]
 
     def optimum(self, round_no: int) -> Optional[int]:
         return maze.optimum_turns(maze.TREASURES[round_no - 1], SIDE[self.first])
@@ -225,6 +234,10 @@ class GnomesGame(Game):
         out["turn_ratio"] = round(out["turns_total"] / out["optimum_total"], 3) if out["optimum_total"] else None
         out["blocked_total"] = sum(r["blocked"] for r in done)
         out["reward_total"] = round(sum(r["reward"] for r in done), 2)
+        out["score"] = out["reward_total"]
+        out["normalized_score"] = (round(out["optimum_total"] / out["turns_total"], 4)
+                                   if out["turns_total"] else None)
+        out["turns"] = out["turns_total"]
         for s in SEATS:
             out[f"messages_{s}"] = sum(r["messages"][s] for r in rounds)
         for r in done:

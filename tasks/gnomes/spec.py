@@ -1,7 +1,7 @@
 """The task declaration that every runtime (local, Slurk, replay) uses to serve Gnomes at Night."""
 from __future__ import annotations
 
-from tasks.core import TaskSpec
+from tasks.core import CliOption, TaskSpec
 
 from . import metrics
 from .brains import BRAINS
@@ -17,6 +17,11 @@ SPEC = TaskSpec(
     summarize=metrics.summarize,
     per_game_columns=("turns_r1", "turns_r2", "turns_r3", "turns_r4", "turns_r5", "turns_total",
                       "optimum_total", "turn_ratio", "blocked_total", "found", "messages_h", "messages_e"),
+    roles={"h": "side 0 (the paper's person side)", "e": "side 1 (the paper's agent side)"},
+    grid={"first": ("h", "e")},
+    condition_keys=("first",),
+    cli_options=(CliOption("--first", "first", str, "seat that moves first in every round", ("h", "e")),),
+    renderer="tasks.gnomes.render:render_view",
     layout="gnomes.json",
     plugins=("gnomes.js", "gnomes.css"),
     state_element="gnomes-state",

@@ -50,20 +50,16 @@ class TravelGame(Game):
     seats = ("light", "ghost")
     person_seat_order = ("light", "ghost")
 
-    def __init__(self, seed: int, options: Optional[dict] = None):
-        super().__init__(seed, options)
-        self.board, self.board_id = self._make_board()
+    def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
+        super().__init__(seed, options, instance)
+        inst = self.inst
+        self.board = Board.from_json(inst["board"])
+        self.board_id = inst["board_id"]
         b = self.board
-        self.turn_limit = self.options.get("turn_limit", 15)
+        self.turn_limit = inst.get("turn_limit", self.options.get("turn_limit", 15))
         self.bonus_optimal = float(self.options.get("bonus_optimal", 0.5))
-        # The optimum is fixed by the board; computing it once keeps instance() and the results consistent.
-        if b.n - 1 <= DP_HARD_MAX_FREE:
-            tours, value = best_tours(b.joint_weights, b.rooms, b.start, distinct_cycles=True, limit=20)
-        else:
-            tour, value = best_tour(b.joint_weights, b.rooms, b.start)
-            tours = [tour]
-        self.optimum = int(round(value))
-        self.optimal_tours = [list(t) for t in tours]
+        self.optimum = int(inst["optimum"])
+        self.optimal_tours = [list(t) for t in inst["optimal_tours"]]
         self.agreed: list[str] = [b.start]
         self.proposals = ProposalCycle(self.seats)
         self.gate = SubmitGate(self.seats, canon=self._canon)
@@ -79,32 +75,27 @@ class TravelGame(Game):
     # ------------------------------------------------------------------------------------------------------------
     # set-up
 
-    def _make_board(self) -> tuple[Board, str]:
-        o = self.options
-        if o.get("board"):
-            board = Board.from_json(o["board"])
-            return board, board.name or "custom"
-        kind = o.get("boards", "preset")
-        if kind == "preset":
-            index = o.get("index")
-            i = (self.seed if index is None else int(index)) % len(PRESET_BOARDS)
-            return PRESET_BOARDS[i], f"preset-{i + 1}"
-        if kind == "generated":
-            n = int(o.get("rooms", 6))
-            board = generate_board(n, self.seed, wmin=int(o.get("wmin", 1)), wmax=int(o.get("wmax", 10)),
-                                   require_greedy_fails=bool(o.get("greedy_fails", False)))
-            return board, f"generated-{n}-{self.seed}"
-        if kind in ("human", "tutorial"):
-            tutorial, game = human_study_sequence(self.seed)
-            return (game, f"human-{self.seed}") if kind == "human" else (tutorial, f"tutorial-{self.seed}")
-        raise ValueError(f"unknown boards option {kind!r}; use preset, generated, human or tutorial")
+    @classmethod
+    def generate(cls, seed: int, options: dict) -> dict:
+        """The board (from the options) with its optimum: computed once here, so a logged instance carries it."""
+        board, board_id = _make_board(seed, options)
+        b = board
+        if b.n - 1 <= DP_HARD_MAX_FREE:
+            tours, value = best_tours(b.joint_weights, b.rooms, b.start, distinct_cycles=True, limit=20)
+        else:
+            tour, value = best_tour(b.joint_weights, b.rooms, b.start)
+            tours = [tour]
+        return {"board": board.to_json(), "board_id": board_id, "optimum": int(round(value)),
+                "optimal_tours": [list(t) for t in tours], "turn_limit": options.get("turn_limit", 15)}
+
+    def private_parts(self, seat: str) -> list:
+        """The seat's coins on the hallways it never shared (its shared coins are the partner's to see)."""
+        unshared = {edge_key(e): w for e, w in self.board.weights[seat].items()
+                    if edge_key(e) not in self.shared[seat]}
+        return [unshared] if len(unshared) >= 2 else []
 
     def _canon(self, tour) -> tuple:
         return normalize_tour(tour, self.board.start)
-
-    def instance(self) -> dict:
-        return {"board": self.board.to_json(), "board_id": self.board_id, "optimum": self.optimum,
-                "optimal_tours": self.optimal_tours, "turn_limit": self.turn_limit}
 
     def start(self, ctx: Context) -> None:
         b = self.board
@@ -197,7 +188,8 @@ class TravelGame(Game):
             "messages": sum(self.messages.values()), "messages_by_seat": dict(self.messages),
             "proposals": sum(self.proposal_count.values()),
             "shared": {s: len(v) for s, v in self.shared.items()},
-            "tokens": 0,  # filled in by the runtime from the brains' usage
+            "normalized_score": round(f["score"] / self.optimum, 4) if self.optimum else 0.0,
+            "tokens": 0,  # the match fills in the agents' recorded usage
             "rooms": self.board.n, "board_id": self.board_id, "board_seed": self.board.seed, "seed": self.seed,
             # The match pays it to person seats only.
             "bonus": bonus,
@@ -464,3 +456,23 @@ class TravelGame(Game):
                 "Agree on one tour and submit it again.")
         if self.budget.exhausted():
             self._end(ctx, "timeout")
+
+
+def _make_board(seed: int, o: dict) -> tuple[Board, str]:
+    if o.get("board"):
+        board = Board.from_json(o["board"])
+        return board, board.name or "custom"
+    kind = o.get("boards", "preset")
+    if kind == "preset":
+        index = o.get("index")
+        i = (seed if index is None else int(index)) % len(PRESET_BOARDS)
+        return PRESET_BOARDS[i], f"preset-{i + 1}"
+    if kind == "generated":
+        n = int(o.get("rooms", 6))
+        board = generate_board(n, seed, wmin=int(o.get("wmin", 1)), wmax=int(o.get("wmax", 10)),
+                               require_greedy_fails=bool(o.get("greedy_fails", False)))
+        return board, f"generated-{n}-{seed}"
+    if kind in ("human", "tutorial"):
+        tutorial, game = human_study_sequence(seed)
+        return (game, f"human-{seed}") if kind == "human" else (tutorial, f"tutorial-{seed}")
+    raise ValueError(f"unknown boards option {kind!r}; use preset, generated, human or tutorial")

@@ -1,5 +1,5 @@
 """TRAVELING ADVENTURERS as a task of the bot suite."""
-from tasks.core import TaskSpec
+from tasks.core import CliOption, TaskSpec
 
 from . import metrics
 from .brains import BRAINS
@@ -13,6 +13,15 @@ SPEC = TaskSpec(
     default_brains=("solver", "solver"),
     summarize=metrics.summarize,
     per_game_columns=("identical", "correct", "optimal", "score", "optimum", "turns"),
+    roles={"light": "the light world (moves first)", "ghost": "the ghost world"},
+    grid={"boards": ("generated",), "rooms": (6, 8, 10, 12)},
+    condition_keys=("boards", "rooms"),
+    cli_options=(
+        CliOption("--rooms", "rooms", int, "rooms in the house (generated boards)"),
+        CliOption("--boards", "boards", str, "which instances: preset, generated, human, tutorial",
+                  ("preset", "generated", "human", "tutorial")),
+    ),
+    renderer="tasks.travel.render:render_view",
     layout="travel.json",
     plugins=("travel.js", "travel.css"),
     state_element="travel-state",
