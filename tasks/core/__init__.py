@@ -5,7 +5,10 @@ from .codes import CompletionConfig, new_code
 from .driver import MatchDriver
 from .game import Context, Game, esc
 from .match import Match, SeatInfo, TimerConfig
-from .mechanisms import ProposalCycle, RuleError, SubmitGate, TurnBudget, TurnOrder
+from .mechanisms import (
+    ChatTurns, CommitReveal, Phases, Proposal, ProposalCycle, RuleError, SubmitGate, TurnBudget, TurnOrder,
+)
+from . import wording
 from .results import RESULT_KEYS, complete_results, schema_problems
 from .protocol import (
     Abort, Action, AgentUsage, CancelTimer, Chat, ChatShown, Command, Effect, GameOver, Input, Join, Leave, LogEvent, Message,
