@@ -11,6 +11,7 @@ from bots import local
 from bots.eventlog import read_rows
 from bots.study import replay as rp
 from bots.study.replay import compare, replay_paths
+from tests.threeseat import SPEC as MEETING_SPEC
 from tests.toygame import SPEC, PickNumber, ToyBrain
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -370,6 +371,83 @@ def test_slurk_fixture_and_reference_sample(tmp_path):
     assert g.check == "ok" and g.status == "completed" and g.codes == {"a": "K7QWM2PX"}
     sample = [p for p in report.problems if p.file.endswith("slurk-room-log.jsonl")]
     assert len(sample) == 1 and "game_end" in sample[0].message and sample[0].line == 11
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Addressed chat (three seats, relayed)
+
+
+def meeting_resolve(name):
+    return MEETING_SPEC if name == "meeting" else resolve(name)
+
+
+def meeting_game(path: Path, seed=1):
+    """The three-seat relayed game: user1 is a person who tells the assistant its slots and accepts the proposal;
+    user2 and the assistant are agents. Users' lines reach the assistant alone; the assistant writes to each user."""
+    free = MEETING_SPEC.generate(seed, {})["free"]["user1"]
+    lines = iter([f"I am free in slots {', '.join(map(str, free))}.", "/accept"])
+    return local.play_game(MEETING_SPEC, seed, {"user1": "user", "user2": "user", "assistant": "assistant"},
+                           person_seats=("user1",), ask=lambda prompt: next(lines), log_path=str(path))
+
+
+def test_addressed_chat_names_who_saw_it_and_a_seat_sees_only_its_lines(tmp_path):
+    from bots.study.transcript import transcript_html
+
+    assert meeting_game(tmp_path / "run" / "game.jsonl").results["status"] == "completed"
+    [g] = run([tmp_path / "run"], tmp_path / "out", resolve=meeting_resolve).games
+    assert g.check == "ok", g.mismatches
+    chat = {(e.seat, e.text): e for e in g.timeline if e.kind == "chat"}
+    told = chat[("user1", "I am free in slots 1, 2, 3, 5.")]
+    assert told.to == "Assistant" and told.seen_by == ("user1", "assistant")
+    asked = chat[("assistant", "user2, when are you free?")]
+    assert asked.to == "User2" and asked.seen_by == ("assistant", "user2")
+    html = Path(g.transcript).read_text(encoding="utf-8")
+    assert "User1 \u2192 Assistant</span>: I am free in slots 1, 2, 3, 5." in html
+    assert "Assistant \u2192 User2</span>: user2, when are you free?" in html
+    assert "private: only Assistant saw this" in html and "private: only User2 saw this" in html
+
+    seen = {seat: [e.text for e in rp.timeline_for(g.timeline, seat) if e.kind == "chat"] for seat in g.seat_order}
+    assert seen["user1"] == ["user1, when are you free?", "I am free in slots 1, 2, 3, 5."]
+    assert seen["user2"] == ["I am free in slots 3, 4, 8, 9.", "user2, when are you free?"]
+    assert seen["assistant"] == [e.text for e in g.timeline if e.kind == "chat"] and len(seen["assistant"]) == 4
+    as_user2 = transcript_html(g, "user2")
+    assert "as User2 saw it" in as_user2
+    lines = as_user2.split("<h2>Transcript</h2>")[1]
+    assert "user2, when are you free?" in lines and "I am free in slots 3, 4, 8, 9." in lines
+    assert "user1, when are you free?" not in lines and "1, 2, 3, 5" not in lines
+    assert g.codes["user1"] not in lines and g.codes["user1"] in transcript_html(g, "user1").split("<h2>Transcript")[1]
+
+
+def test_relayed_chat_in_a_slurk_log_is_shown_once(tmp_path):
+    """On Slurk a relayed line arrives as a page command and the bot shows it privately to each person who may see
+    it: the transcript shows each line once, from the replay."""
+    meeting_game(tmp_path / "local.jsonl")
+    rows = []
+
+    def add(event, data, user_id=None, receiver_id=None):
+        rows.append({"id": 100 + len(rows), "event": event, "data": data, "room_id": ROOM, "user_id": user_id,
+                     "receiver_id": receiver_id, "date_created": "2026-11-25T01:45:03"})
+
+    add("join", {}, ALICE)
+    for r in rows_of(tmp_path / "local.jsonl"):
+        inp = r["data"].get("input", {}) if r["event"] == "game_input" else {}
+        if inp.get("seat") == "user1" and inp["type"] == "Chat":
+            add("command", {"command": {"chat": inp["text"]}, "broadcast": False}, ALICE, BOT)
+        elif inp.get("seat") == "user1" and inp["type"] == "Command":
+            add("command", {"command": inp["name"], "broadcast": False}, ALICE, BOT)
+        add(r["event"], r["data"], None, ALICE if r["receiver_id"] == "user1" else BOT)
+        if r["event"] == "game_start":
+            add("seat_map", {"user1": ALICE})
+        elif inp.get("seat") == "user1" and inp["type"] == "Chat":  # shown to its speaker, as the speaker
+            add("text_message", {"message": inp["text"], "html": False}, BOT, ALICE)
+        elif inp.get("seat") == "assistant" and "user1" in inp.get("to", ()):  # an agent's line, named
+            add("text_message", {"message": f"Assistant: {inp['text']}", "html": False}, BOT, ALICE)
+    path = write_rows(tmp_path / "slurk" / f"{ROOM}.jsonl", rows)
+    [g] = run([path], tmp_path / "out", resolve=meeting_resolve).games
+    assert g.check == "ok", g.mismatches
+    html = Path(g.transcript).read_text(encoding="utf-8")
+    assert html.count("I am free in slots 1, 2, 3, 5.") == 1 and html.count("user1, when are you free?") == 1
+    assert "bot (user 1)" not in html and html.count("<code>/accept</code>") == 2
 
 
 # ----------------------------------------------------------------------------------------------------------------

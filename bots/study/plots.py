@@ -14,7 +14,7 @@ matplotlib.use("Agg")
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from .replay import GameReplay, agent_groups  # noqa: E402
+from .replay_model import GameReplay, agent_groups  # noqa: E402
 
 COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac", "#eeca3b"]
 

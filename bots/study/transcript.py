@@ -14,7 +14,8 @@ from typing import Callable, Optional
 
 from tasks import get_task
 
-from .replay import Entry, GameReplay
+from .replay_model import Entry, GameReplay
+from .replay_timeline import timeline_for
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0 auto;max-width:1100px;padding:16px;color:#222}
@@ -153,8 +154,9 @@ def entry_html(e: Entry, renderer) -> str:
     step = f"#{e.step}" if e.step else ""
     where = f"l.{e.line}" if e.line else ""
     k = e.kind
-    if k == "chat":
-        body = f'<span class="who">{esc(e.who)}</span>: {esc(e.text)}{_private(e.to)}{_src(e)}'
+    if k == "chat":  # a line to some seats only names them: "Alice → Assistant"
+        to = "" if e.to is None else f" \u2192 {esc(e.to)}"
+        body = f'<span class="who">{esc(e.who)}{to}</span>: {esc(e.text)}{_private(e.to)}{_src(e)}'
     elif k == "command":
         body = f'<span class="who">{esc(e.who)}</span> <code>{esc(e.text)}</code>{_private(e.to)}{_src(e)}'
     elif k == "action":
@@ -195,7 +197,8 @@ def _row(k: str, v: str) -> str:
     return f"<tr><th>{html.escape(k)}</th><td>{v}</td></tr>"
 
 
-def transcript_html(g: GameReplay) -> str:
+def transcript_html(g: GameReplay, seat: Optional[str] = None) -> str:
+    """The transcript page of a game; with `seat`, only what that seat saw (its lines, boards and final view)."""
     esc = html.escape
     renderer = load_renderer(g.task)
     seats = "<br>".join(
@@ -230,23 +233,28 @@ def transcript_html(g: GameReplay) -> str:
                      " (no game_end in the log: nothing to compare; results below are recomputed so far)"
                      if g.incomplete else " (the recomputed results match the log)")
                   + "</div>")
-    log = "".join(entry_html(e, renderer) for e in g.timeline)
+    timeline = g.timeline if seat is None else timeline_for(g.timeline, seat)
+    log = "".join(entry_html(e, renderer) for e in timeline)
     finals = ""
-    if g.final_views:
-        views = [(s, g.display(s), v) for s, v in g.final_views.items()]
-        finals = "<h2>Final boards</h2>" + _boards(renderer, views, open_=True, summary="final view of every seat")
-    title = f"{g.task} game {g.index}: {g.file}"
+    final_views = {s: v for s, v in g.final_views.items() if seat in (None, s)}
+    if final_views:
+        views = [(s, g.display(s), v) for s, v in final_views.items()]
+        finals = "<h2>Final boards</h2>" + _boards(renderer, views, open_=True,
+                                                   summary="final view of " + ("every seat" if seat is None else
+                                                                               g.display(seat)))
+    title = f"{g.task} game {g.index}: {g.file}" + ("" if seat is None else f", as {g.display(seat)} saw it")
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{esc(title)}</title>"
             f"<style>{_CSS}</style></head><body><h1>{esc(title)}</h1>"
             f'<table class="meta">{"".join(meta)}</table>{check_html}'
             "<h2>Transcript</h2><p style=\"color:#777;font-size:12px\">Left: input step (#seq) and log line. "
             "Game-master messages, rejections and boards are recomputed by the replay; rows marked "
             '<span class="src">log</span> come only from the log (Slurk rows, codes). '
-            '<span class="private">private</span> marks what only one seat saw.</p>'
+            '<span class="private">private</span> marks what only some seats saw (a line to some seats names them: '
+            '"Alice \u2192 Assistant").</p>'
             f'<ol class="log">{log}</ol>{finals}</body></html>')
 
 
-def write_transcript(g: GameReplay, path: str) -> str:
+def write_transcript(g: GameReplay, path: str, seat: Optional[str] = None) -> str:
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write(transcript_html(g))
+        fh.write(transcript_html(g, seat))
     return path
