@@ -24,6 +24,15 @@ sources: the first ones append the code, as a JS string literal with its braces 
 `{`/`}` on its own), to `window.__slurk_plugin_src[<file>]`, and the last one runs it with a global (indirect) eval,
 so top-level declarations still become globals as with a plain script. `plugin_code_from_sources()` reverses this.
 
+The shared page script ``slurk-task.js`` (``window.SlurkTask``: reads the bot's JSON view from a hidden element,
+sends commands privately to the bot, handles the chat box) is a plugin file like any other. A plugin that uses
+``SlurkTask`` needs it in the ``plain`` trigger, before itself when it is a ``plain`` plugin too (sources of one
+trigger are concatenated in order; the order of the triggers themselves is not fixed, but function triggers such
+as ``submit-message`` only run later, on an event); `build_layout` checks that. ``slurk-task-submit.js`` is the
+small ``submit-message`` body that hands the chat line to ``SlurkTask.submit``. A plugin used as a function trigger
+is wrapped as ``name = function(...) {<code>}``, so its last line must end with a newline (a trailing ``//``
+comment would swallow the closing brace).
+
 `compile_layout()` reproduces Slurk's compiler output (html, css, script strings) from the documented rules; the
 browser test harness uses it to put a layout on a test page exactly the way Slurk would.
 """
@@ -50,6 +59,9 @@ DATA_URL_PREFIX = "data:text/javascript;base64,"
 # length of the server's install path; 3000 leaves room for a deep virtualenv path).
 MAX_SOURCE_LEN = 3000
 CHUNK_REGISTRY = "window.__slurk_plugin_src"
+# The shared page script (window.SlurkTask) and its submit-message body.
+SHARED_PLUGIN = "slurk-task.js"
+SHARED_SUBMIT = "slurk-task-submit.js"
 # Slurk's stock plugins (slurk/views/static/plugins/<name>.js); anything else without a scheme must be our file.
 STOCK_PLUGINS = frozenset({
     "display-text", "markdown", "display-image", "send-message", "send-intercepted-message", "plain-history",
@@ -214,6 +226,28 @@ def _check_html(nodes: Any, where: str = "html") -> None:
             raise LayoutError(f"{at}.layout-content must be a str or a list (a dict renders its keys in Slurk)")
 
 
+def _names(sources: Any) -> list:
+    return [sources] if isinstance(sources, str) else list(sources or [])
+
+
+def check_shared_plugin(scripts: Mapping[str, Any], pdir: Path) -> None:
+    """Raise LayoutError if a plugin file uses SlurkTask but slurk-task.js is not loaded (before it) in `plain`."""
+    plain = _names(scripts.get("plain"))
+    for trigger, sources in scripts.items():
+        for i, source in enumerate(_names(sources)):
+            if not isinstance(source, str) or source == SHARED_PLUGIN or _is_url(source) or source in STOCK_PLUGINS:
+                continue
+            path = pdir / source
+            if not path.is_file() or "SlurkTask" not in path.read_text(encoding="utf-8"):
+                continue
+            if SHARED_PLUGIN not in plain:
+                raise LayoutError(f"{source} (trigger {trigger!r}) uses window.SlurkTask: add {SHARED_PLUGIN!r} to the "
+                                  f"'plain' trigger")
+            if trigger == "plain" and plain.index(SHARED_PLUGIN) > i:
+                raise LayoutError(f"{source} uses window.SlurkTask: list {SHARED_PLUGIN!r} before it in 'plain' "
+                                  f"(the sources of a trigger run in their order)")
+
+
 def validate_layout(layout: Mapping[str, Any]) -> None:
     """Raise LayoutError for anything Slurk would reject (422) or compile into a broken page."""
     unknown = sorted(set(layout) - set(LAYOUT_FIELDS))
@@ -238,7 +272,8 @@ def validate_layout(layout: Mapping[str, Any]) -> None:
             raise LayoutError(
                 f"script trigger {trigger!r} is not set: Slurk compiles an omitted trigger into an empty function "
                 "(e.g. no 'submit-message' means Enter clears the chat box and sends nothing). Use the stock "
-                "'send-message', 'markdown' and 'markdown-history' unless the task needs its own.")
+                "'send-message' (or our 'slurk-task-submit.js'), 'markdown' and 'markdown-history' unless the "
+                "task needs its own.")
     for trigger, sources in scripts.items():
         for source in ([sources] if isinstance(sources, str) else sources or []):
             if not isinstance(source, str) or not source:
@@ -348,6 +383,9 @@ def build_layout(spec_or_layout_name: SpecOrName, plugins_dir: Union[str, Path] 
                 raise LayoutError(f"script trigger {trigger!r} names {source!r} but {path} does not exist")
             code = path.read_text(encoding="utf-8")
             check_plugin_code(code, f"{path.name}")
+            if trigger != "plain" and "//" in code.rstrip("\n").rsplit("\n", 1)[-1] and not code.endswith("\n"):
+                raise LayoutError(f"{path.name} is used for {trigger!r} and ends in a '//' comment without a newline: "
+                                  "Slurk appends the function's closing '}' right after it, inside the comment")
             sources = plugin_sources(code, path.name, max_source_len)
             if len(sources) > 1 and trigger != "plain":
                 raise LayoutError(
@@ -360,6 +398,7 @@ def build_layout(spec_or_layout_name: SpecOrName, plugins_dir: Union[str, Path] 
                               f"Slurk's stock plugins (Slurk would drop it silently)")
         return [source]
 
+    check_shared_plugin(scripts, pdir)
     for trigger, sources in list(scripts.items()):
         if isinstance(sources, list):
             scripts[trigger] = [u for s in sources for u in embed(s, trigger)]

@@ -1,5 +1,7 @@
 ;// Gnomes at Night page plugin: draws this seat's side of the maze from the JSON view that the bot writes into
 // #gnomes-state, and sends moves from the arrow buttons and the keyboard arrow keys.
+// Needs slurk-task.js (listed before this file in the layout): SlurkTask.watch reads #gnomes-state and
+// SlurkTask.send gives each move privately to the bot (message_command with receiver_id = the bot).
 // Starts with ";" because Slurk glues layout scripts together without semicolons. Data only ever reaches the page
 // through textContent and SVG attributes (never innerHTML).
 var GNOMES = window.GNOMES || {};
@@ -26,8 +28,8 @@ GNOMES.svg = function (tag, attrs) {
 
 GNOMES.send = function (dir) {
   var v = GNOMES.view;
-  if (!v || !v.your_turn || typeof socket === "undefined") { return; }
-  socket.emit("message_command", {command: {command: "move", args: [dir]}, room: self_room});
+  if (!v || !v.your_turn || !window.SlurkTask) { return; }
+  window.SlurkTask.send({command: "move", args: [dir]});  // a refusal is shown in the chat
 };
 
 GNOMES.drawBoard = function (v) {
@@ -119,16 +121,10 @@ GNOMES.render = function (v) {
   }
 };
 
-GNOMES.fromState = function (text) {
-  try { GNOMES.render(JSON.parse(text)); } catch (e) { /* not JSON yet: keep the last board */ }
-};
-
-// The layout script runs again on every joined_room, so listeners are bound once and look elements up each time.
-if (!GNOMES.bound && typeof socket !== "undefined") {
+// The layout script runs again on every joined_room, so the key listener is bound once and looks elements up each
+// time; SlurkTask.watch replaces the previous watcher of #gnomes-state (text that is not JSON keeps the last board).
+if (!GNOMES.bound) {
   GNOMES.bound = true;
-  socket.on("text_update", function (d) {
-    if (d && d.id === "gnomes-state") { GNOMES.fromState(d.text); }
-  });
   document.addEventListener("keydown", function (ev) {
     var dir = GNOMES.KEYS[ev.key];
     var tag = (document.activeElement && document.activeElement.tagName) || "";
@@ -137,5 +133,4 @@ if (!GNOMES.bound && typeof socket !== "undefined") {
     GNOMES.send(dir);
   });
 }
-var gnomesState = document.getElementById("gnomes-state");
-if (gnomesState && gnomesState.textContent) { GNOMES.fromState(gnomesState.textContent); } else { GNOMES.render(GNOMES.view); }
+window.SlurkTask.watch("gnomes-state", function (v) { GNOMES.render(v || GNOMES.view || null); });

@@ -1,12 +1,13 @@
 ;// Traveling Adventurers: draws the house and sends the player's moves to the bot.
 // Starts with ';' on purpose: Slurk glues layout triggers together without semicolons (slurk-protocol.md §8.1).
 //
-// Bot -> page: the bot PATCHes the text of #travel-state with this seat's view as JSON (a `text_update`).
-// Page -> bot: socket.emit("message_command", {command: {command: "propose", args: [...]}, room: self_room}).
+// Needs slurk-task.js (listed before this file in the layout): the bot writes this seat's view as JSON into
+// #travel-state (SlurkTask.watch), and the moves go privately to the bot (SlurkTask.send, a message_command
+// {command: {command: "propose", args: [...]}, room, receiver_id: <bot>}).
 // Everything that comes from people or the game is put into the page with textContent / DOM APIs only.
 //
-// The layout script is evaluated again on every `joined_room`, so the socket handler is bound once per socket
-// and always calls the newest window.TravelBoard.
+// The layout script is evaluated again on every `joined_room`: each evaluation makes a new TravelBoard for the
+// new html; SlurkTask keeps the socket handlers and the room's last view.
 window.TravelBoard = (function () {
     "use strict";
 
@@ -17,7 +18,7 @@ window.TravelBoard = (function () {
         ink: "#1d2433", muted: "#6b7385", partner: "#0f766e", start: "#b45309", visited: "#dbe7fb"
     };
 
-    var st = {view: null, lastText: null, draft: [], reviseAt: null, hint: "", error: ""};
+    var st = {view: null, draft: [], reviseAt: null, hint: "", error: ""};
 
     function $id(id) { return document.getElementById(id); }
 
@@ -107,10 +108,8 @@ window.TravelBoard = (function () {
     // Sending
 
     function send(command, args) {
-        if (typeof socket === "undefined" || !socket) { return; }
-        var payload = {command: {command: command, args: args}, room: self_room};
-        socket.emit("message_command", payload, function (ok, reason) {
-            if (ok === false) { setHint("The server refused the " + command + ": " + (reason || "unknown reason")); }
+        window.SlurkTask.send({command: command, args: args}, function (reason) {
+            setHint("The server refused the " + command + ": " + reason);
         });
     }
 
@@ -644,19 +643,12 @@ window.TravelBoard = (function () {
     // ---------------------------------------------------------------------------------------------------------
     // Input from the bot
 
-    function receive(text) {
-        if (text === null || text === undefined) { return; }
-        text = String(text);
-        if (text === st.lastText) { return; }
-        st.lastText = text;
-        if (!text.trim()) { return; }
-        var v;
-        try { v = JSON.parse(text); } catch (e) { st.error = "Could not read the game state."; render(); return; }
-        if (!v || typeof v !== "object") { return; }
+    // SlurkTask calls this with every new view of #travel-state (null while there is none).
+    function receive(v) {
+        if (!v || typeof v !== "object") { render(); return; }
         var old = st.view;
         st.error = "";
         st.view = v;
-        window.__travelLastView = {room: typeof self_room === "undefined" ? null : self_room, text: text};
         var oldAgreed = old && Array.isArray(old.agreed) ? old.agreed.join(" ") : null;
         var newAgreed = Array.isArray(v.agreed) ? v.agreed.join(" ") : "";
         if (oldAgreed !== newAgreed || !playing()) {
@@ -695,32 +687,13 @@ window.TravelBoard = (function () {
 
     function init() {
         bindButtons();
-        var stateEl = $id("travel-state");
-        if (stateEl && typeof MutationObserver !== "undefined") {
-            // Covers every way the element's text changes (Slurk's own text_update handler, history replays).
-            new MutationObserver(function () { receive(stateEl.textContent); })
-                .observe(stateEl, {childList: true, characterData: true, subtree: true});
-        }
-        var initial = stateEl ? stateEl.textContent : "";
-        var cached = window.__travelLastView;
-        if (initial && initial.trim()) {
-            receive(initial);
-        } else if (cached && typeof self_room !== "undefined" && cached.room === self_room) {
-            receive(cached.text);
-        } else {
-            render();
-        }
+        window.SlurkTask.watch("travel-state", receive, {
+            invalid: function () { st.error = "Could not read the game state."; render(); }
+        });
     }
 
     return {init: init, receive: receive, render: render, clickRoom: clickRoom,
             state: function () { return st; }};
 }());
-
-if (typeof socket !== "undefined" && socket && !socket.__travelBound) {
-    socket.__travelBound = true;
-    socket.on("text_update", function (d) {
-        if (d && d.id === "travel-state" && window.TravelBoard) { window.TravelBoard.receive(d.text); }
-    });
-}
 
 window.TravelBoard.init();

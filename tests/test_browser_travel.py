@@ -1,7 +1,8 @@
 """The Traveling Adventurers page in headless Chromium, on the Slurk page double (tests/browser/harness.py).
 
 The bot's side is played by the test: it delivers the seat's view as a `text_update` of #travel-state and checks the
-`message_command` payloads the page emits. Screenshots go to artifacts/screenshots/travel-*.png.
+`message_command` payloads the page emits: every command goes to the bot alone (`receiver_id` = core.bot of the
+view, plugins/slurk-task.js), never to the whole room. Screenshots go to artifacts/screenshots/travel-*.png.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+
+from tests.browser.harness import BOT, PARTNER  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -39,7 +42,8 @@ def make_view(**over):
         "submitted": {"me": None, "partner": False},
         "turns_left": {"me": 15, "partner": 14},
         "result": None,
-        "core": {"phase": "playing", "seat": "light", "task": "travel", "status": None, "code": None},
+        "core": {"phase": "playing", "seat": "light", "task": "travel", "status": None, "code": None,
+                 "bot": BOT["id"], "chat": "open"},
     }
     view.update(over)
     return view
@@ -49,8 +53,21 @@ def show(bp, view):
     assert bp.text_update("travel-state", json.dumps(view)) >= 1
 
 
+def core(**over):
+    c = {"phase": "playing", "seat": "light", "task": "travel", "status": None, "code": None, "bot": BOT["id"],
+         "chat": "open"}
+    c.update(over)
+    return c
+
+
 def command(bp, name, args):
-    return {"command": {"command": name, "args": args}, "room": bp.room}
+    """What a button sends: a dict command, privately to the bot."""
+    return {"command": {"command": name, "args": args}, "room": bp.room, "receiver_id": bp.bot}
+
+
+def typed(bp, text):
+    """What a typed `/command` sends: the line without the slash, privately to the bot."""
+    return {"command": text, "room": bp.room, "receiver_id": bp.bot}
 
 
 def enabled(bp, button_id):
@@ -265,7 +282,7 @@ def test_game_over_shows_percentile_optimal_tour_and_locks_the_page(browser_page
         agreed=FULL_TOUR, submitted={"me": FULL_TOUR, "partner": True}, turns_left={"me": 9, "partner": 10},
         result={"status": "completed", "score": 66, "optimum": 72, "percentile": 87.5, "optimal_tour": optimal,
                 "identical": True, "correct": True, "optimal": False},
-        core={"phase": "over", "seat": "light", "task": "travel", "status": "completed", "code": "TA-7F3K-92QX"}))
+        core=core(phase="over", status="completed", code="TA-7F3K-92QX")))
     page = bp.page
     assert page.inner_text("#travel-percentile") == "Your score: 88 / 100"
     assert "66 of the best possible 72" in page.inner_text("#travel-coins-total")
@@ -310,11 +327,13 @@ def test_view_on_the_page_before_the_plugin_runs_is_drawn(browser_page):
 def test_layout_evaluated_again_on_rejoin_binds_one_handler(browser_page):
     # Slurk re-applies the layout (html and script) on every joined_room.
     bp = browser_page("travel")
-    assert bp.handler_count("text_update") == 2            # Slurk's text_update + the plugin's
+    assert bp.handler_count("text_update") == 2            # Slurk's text_update + SlurkTask's
+    assert bp.handler_count("command") == 1 and bp.handler_count("text_message") == 2
     show(bp, make_view(agreed=["L", "K"]))
     bp.eval("([html, script]) => { document.getElementById('custom').innerHTML = html; window.eval(script); }",
             [bp.layout["html"], bp.layout["script"]])
     assert bp.handler_count("text_update") == 2
+    assert bp.handler_count("command") == 1 and bp.handler_count("text_message") == 2
     assert bp.page.get_attribute(".travel-agreed", "data-path") == "L K"   # redrawn from the last view
     show(bp, make_view(agreed=["L", "K", "B"]))
     assert bp.page.get_attribute(".travel-agreed", "data-path") == "L K B"
@@ -340,10 +359,143 @@ def test_keyboard_can_pick_rooms(browser_page):
 
 def test_waiting_phase_locks_controls(browser_page):
     bp = browser_page("travel")
-    show(bp, make_view(core={"phase": "waiting", "seat": "light", "task": "travel", "status": None, "code": None}))
+    show(bp, make_view(core=core(phase="waiting")))
     for b in BUTTONS:
         assert not enabled(bp, b), b
     assert "Waiting for your partner" in bp.page.inner_text("#travel-info")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Privacy on the wire (plugins/slurk-task.js): commands and relayed chat go to the bot alone.
+
+
+def lines(bp):
+    return bp.chat_lines()
+
+
+def test_typed_command_and_button_go_privately_to_the_bot(browser_page):
+    bp = browser_page("travel")
+    show(bp, make_view(agreed=["L", "K"]))
+    bp.type_chat("/propose L K B")
+    click_rooms(bp, "A")
+    bp.page.click("#travel-propose")
+    bp.page.click("#travel-undo")
+    assert bp.emitted() == [typed(bp, "propose L K B"), command(bp, "propose", ["A"]), command(bp, "undo", [])]
+    bp.assert_commands_private()
+    assert bp.emitted("text") == []                        # a command is never chat
+    assert lines(bp) == ["You: /propose L K B"]            # the person sees what they typed ...
+    assert bp.page.get_attribute("#chat-area .msg", "class") == "msg self private"   # ... marked private
+    bp.wait_idle()
+    assert len(lines(bp)) == 1                             # Slurk accepted all three: no refusal note
+    bp.screenshot("travel-6-private-command.png")
+
+
+def test_commands_before_the_first_view_wait_for_the_bot(browser_page):
+    bp = browser_page("travel")
+    bp.type_chat("/share all")
+    bp.type_chat("hello partner")
+    bp.eval("() => window.SlurkTask.send({command: 'agree', args: []})")
+    assert bp.emitted(None) == []                          # the bot is not known yet: nothing leaves the page
+    assert bp.eval("() => window.SlurkTask.pending()") == 3
+    assert lines(bp)[0] == "You: /share all"
+    show(bp, make_view())                                  # the first view names the bot: the queue goes out
+    assert bp.emitted() == [typed(bp, "share all"), command(bp, "agree", [])]
+    assert bp.emitted("text") == [{"room": bp.room, "message": "hello partner"}]   # open chat: to the room
+    bp.assert_commands_private()
+    bp.wait_idle()
+    assert lines(bp)[-1] == "You: hello partner"          # shown once Slurk accepted it
+    assert bp.eval("() => window.SlurkTask.pending()") == 0
+
+
+def test_a_view_replayed_into_the_element_also_names_the_bot(browser_page):
+    # History replay (or Slurk's own handler) sets the element's text without our text_update handler seeing it.
+    bp = browser_page("travel")
+    bp.type_chat("/undo")
+    bp.eval("(t) => { document.getElementById('travel-state').textContent = t; }",
+            json.dumps(make_view(agreed=["L", "G"])))
+    bp.page.wait_for_function("() => window.SlurkTask.pending() === 0")
+    assert bp.emitted() == [typed(bp, "undo")]
+    assert bp.page.get_attribute(".travel-agreed", "data-path") == "L G"
+
+
+def test_open_chat_goes_to_the_room_and_is_shown(browser_page):
+    bp = browser_page("travel")
+    show(bp, make_view())
+    bp.type_chat("which room first?")
+    assert bp.emitted("text") == [{"room": bp.room, "message": "which room first?"}]
+    assert bp.emitted() == []
+    bp.wait_idle()
+    assert lines(bp) == ["You: which room first?"]
+    assert bp.page.get_attribute("#chat-area .msg", "class") == "msg self"
+
+
+def test_relay_chat_goes_to_the_bot_and_is_not_echoed(browser_page):
+    bp = browser_page("travel")
+    show(bp, make_view(core=core(chat="relay")))
+    bp.deliver_text("hi, I am Bob")
+    bp.type_chat("the kitchen has 5 coins")
+    assert bp.emitted() == [{"command": {"chat": "the kitchen has 5 coins"}, "room": bp.room, "receiver_id": bp.bot}]
+    assert bp.emitted("text") == []
+    bp.wait_idle()
+    assert lines(bp) == ["Bob: hi, I am Bob"]              # not echoed: the bot hands accepted lines back
+    bp.eval("() => window.SlurkTask.setChatTarget(['ghost'])")
+    bp.type_chat("only for you")
+    assert bp.emitted()[-1] == {"command": {"chat": "only for you", "to": ["ghost"]}, "room": bp.room,
+                                "receiver_id": bp.bot}
+    bp.eval("() => window.SlurkTask.setChatTarget(null)")
+    bp.type_chat("/agree")                                 # commands stay commands in relay mode
+    assert bp.emitted()[-1] == typed(bp, "agree")
+    bp.assert_commands_private()
+    # the bot's copy of the person's own line, sent privately in their name (Slurk's page drops own messages)
+    bp.deliver_text("the kitchen has 5 coins", user=bp.user, private=True)
+    bp.deliver_text("the kitchen has 5 coins", user=bp.user, private=False)    # an own public echo stays dropped
+    assert lines(bp) == ["Bob: hi, I am Bob", "You: /agree", "You: the kitchen has 5 coins"]
+    bp.screenshot("travel-7-relay-chat.png")
+
+
+def test_commands_from_anyone_but_the_bot_are_ignored(browser_page):
+    bp = browser_page("travel")
+    bp.eval("""() => { window.__got = [];
+                       window.SlurkTask.onCommand('probe', (c, d) => window.__got.push([c, d.user.id])); }""")
+    bp.deliver_command({"event": "early"})                 # the bot is not known yet
+    show(bp, make_view())
+    bp.deliver_command({"command": "agree"}, user=PARTNER)   # a person's command to their partner
+    bp.deliver_command("propose L K", user=PARTNER, private=False)
+    bp.deliver_command({"event": "from-bot"})
+    assert bp.eval("() => window.__got") == [[{"event": "from-bot"}, BOT["id"]]]
+    assert bp.emitted(None) == []                          # nothing was sent in answer
+    assert bp.page.get_attribute(".travel-agreed", "data-path") == "L"
+
+
+def test_without_send_privately_slurk_refuses_and_the_page_says_so(browser_page):
+    # The participant permissions before this change: a private command is refused by Slurk (§2.3).
+    bp = browser_page("travel", permissions={"send_message": True, "send_command": True})
+    show(bp, make_view(agreed=["L", "K"]))
+    bp.page.click("#travel-undo")
+    bp.page.wait_for_function("() => document.getElementById('travel-hint').textContent"
+                              ".includes('You are not allowed to send privately')")
+    bp.type_chat("/agree")
+    bp.page.wait_for_function("() => document.getElementById('chat-area').textContent"
+                              ".includes('The command was not sent: You are not allowed to send privately')")
+    bp.assert_commands_private()                           # refused, but never broadcast instead
+
+
+def test_stock_send_message_would_broadcast_commands(browser_page):
+    # Why the task layouts do not use Slurk's send-message: its '/cmd' has no receiver, so everyone gets it.
+    bp = browser_page(_layout_with_plugin(";window.probe = 1;"), build=False)
+    bp.type_chat("/propose L K")
+    assert bp.broadcast_commands() == [{"room": bp.room, "command": "propose L K"}]
+
+
+def test_task_layouts_use_the_shared_script_for_the_chat_box():
+    for name, plugin in (("travel", "travel.js"), ("gnomes", "gnomes.js")):
+        scripts = json.loads((ROOT / "layouts" / f"{name}.json").read_text())["scripts"]
+        assert scripts["submit-message"] == "slurk-task-submit.js"
+        assert scripts["plain"] == ["slurk-task.js", plugin]
+        assert scripts["incoming-text"] == "markdown" and scripts["print-history"] == "markdown-history"
+    for f in ("travel.js", "gnomes.js"):                  # the plumbing lives in slurk-task.js only
+        js = (ROOT / "plugins" / f).read_text()
+        assert "socket.emit" not in js and 'socket.on("text_update"' not in js and ".innerHTML" not in js
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The Gnomes at Night page in headless Chromium, on the Slurk page double (tests/browser/harness.py).
 
-The test plays the bot: it writes a seat's real view (from GnomesGame) into #gnomes-state and checks the board
-and the `message_command` payloads. Screenshots go to artifacts/screenshots/gnomes-*.png.
+The test plays the bot: it writes a seat's real view (from GnomesGame) into #gnomes-state, with the bot's user id
+and chat mode in `core` as the Slurk runtime adds them, and checks the board and the `message_command` payloads
+(moves go privately to the bot). Screenshots go to artifacts/screenshots/gnomes-*.png.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ if str(ROOT) not in sys.path:
 from tasks.core import Command, Match, SeatInfo  # noqa: E402
 from tasks.gnomes import maze  # noqa: E402
 from tasks.gnomes.game import GnomesGame  # noqa: E402
+from tests.browser.harness import BOT  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -31,13 +33,13 @@ def match_after(moves=()):
     return m
 
 
-def show(bp, match, seat):
-    data = dict(match.game.view(seat), core={"phase": match.phase, "seat": seat})
+def show(bp, match, seat, chat="open"):
+    data = dict(match.game.view(seat), core={"phase": match.phase, "seat": seat, "bot": BOT["id"], "chat": chat})
     assert bp.text_update("gnomes-state", json.dumps(data)) >= 1
 
 
 def cmd(bp, d):
-    return {"command": {"command": "move", "args": [d]}, "room": bp.room}
+    return {"command": {"command": "move", "args": [d]}, "room": bp.room, "receiver_id": bp.bot}
 
 
 def test_board_shows_own_walls_token_and_visible_treasure(browser_page):
@@ -83,6 +85,23 @@ def test_buttons_and_arrow_keys_send_moves_only_on_your_turn(browser_page):
     bp.page.focus("#text")                               # arrows in the chat box move the cursor, not the token
     bp.page.keyboard.press("ArrowLeft")
     assert bp.emitted() == []
+
+
+def test_moves_typed_commands_and_relayed_chat_reach_only_the_bot(browser_page):
+    bp = browser_page("gnomes")
+    m = match_after()
+    show(bp, m, "h", chat="relay")
+    bp.page.click("#gnomes-board .gnomes-up")
+    bp.type_chat("/move right")
+    bp.type_chat("go right twice")
+    assert bp.emitted() == [cmd(bp, "up"),
+                            {"command": "move right", "room": bp.room, "receiver_id": bp.bot},
+                            {"command": {"chat": "go right twice"}, "room": bp.room, "receiver_id": bp.bot}]
+    bp.assert_commands_private()
+    assert bp.emitted("text") == []
+    bp.wait_idle()
+    assert bp.chat_lines() == ["You: /move right"]      # the relayed line comes back from the bot, not echoed here
+    bp.assert_no_errors()
 
 
 def test_round_results_and_blocked_move_note(browser_page):

@@ -113,13 +113,14 @@ def test_page_files():
     js = (ROOT / "plugins" / "gnomes.js").read_text()
     assert js.startswith(";") and js.count("{") == js.count("}")
     assert ".innerHTML" not in js and "insertAdjacentHTML" not in js  # data reaches the page as text only
-    assert 'socket.on("text_update"' in js and '"gnomes-state"' in js
-    assert 'socket.emit("message_command", {command: {command: "move", args: [dir]}, room: self_room})' in js
+    # the shared page script reads the state and sends moves privately to the bot
+    assert 'SlurkTask.watch("gnomes-state"' in js
+    assert 'SlurkTask.send({command: "move", args: [dir]})' in js
     layout = json.loads((ROOT / "layouts" / "gnomes.json").read_text())
     ids = {node["id"] for node in layout["html"]}
     assert {"gnomes-board", "gnomes-state"} <= ids
-    assert layout["scripts"] == {"incoming-text": "markdown", "submit-message": "send-message",
-                                 "print-history": "markdown-history", "plain": ["gnomes.js"]}
+    assert layout["scripts"] == {"incoming-text": "markdown", "submit-message": "slurk-task-submit.js",
+                                 "print-history": "markdown-history", "plain": ["slurk-task.js", "gnomes.js"]}
     assert (ROOT / "plugins" / "gnomes.css").read_text().count("{") == \
         (ROOT / "plugins" / "gnomes.css").read_text().count("}")
 

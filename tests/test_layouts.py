@@ -14,9 +14,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bots.layouts import (DATA_URL_PREFIX, LAYOUT_FIELDS, MAX_SOURCE_LEN, REQUIRED_TRIGGERS, LayoutError,  # noqa: E402
-                          build_all_layouts, build_layout, check_plugin_code, compile_layout, data_url, fetch_script,
-                          layout_paths, parse_css, plugin_code_from_sources, plugin_paths, plugin_sources)
+from bots.layouts import (DATA_URL_PREFIX, LAYOUT_FIELDS, MAX_SOURCE_LEN, REQUIRED_TRIGGERS,  # noqa: E402
+                          SHARED_PLUGIN, SHARED_SUBMIT, LayoutError, build_all_layouts, build_layout, check_plugin_code,
+                          compile_layout, data_url, fetch_script, layout_paths, parse_css, plugin_code_from_sources,
+                          plugin_paths, plugin_sources)
 
 PLUGINS = ROOT / "plugins"
 
@@ -54,18 +55,26 @@ def base_layout(**scripts):
 # The travel layout
 
 
-def test_travel_layout_embeds_its_plugin_and_keeps_stock_plugins():
+def test_travel_layout_embeds_its_plugins_and_keeps_stock_plugins():
     body = build_layout("travel")
     assert set(body) <= set(LAYOUT_FIELDS)                # nothing Slurk would reject with 422
     scripts = body["scripts"]
     assert scripts["incoming-text"] == "markdown"
-    assert scripts["submit-message"] == "send-message"
     assert scripts["print-history"] == "markdown-history"
+    # the chat box: our small submit-message body, one data URL (function triggers cannot be split)
+    submit = (PLUGINS / SHARED_SUBMIT).read_text(encoding="utf-8")
+    assert scripts["submit-message"] == data_url(submit) and len(scripts["submit-message"]) <= MAX_SOURCE_LEN
     plain = sources(scripts["plain"])
     assert all(s.startswith(DATA_URL_PREFIX) for s in plain)
     assert all(len(s) <= MAX_SOURCE_LEN for s in plain)
-    # what Slurk's urllib fetch of the sources evaluates is exactly the file
-    assert plugin_code_from_sources(plain) == (PLUGINS / "travel.js").read_text(encoding="utf-8")
+    # the shared page script first, then the task plugin; what Slurk's urllib fetch of each file's sources
+    # evaluates is exactly the file
+    shared = (PLUGINS / SHARED_PLUGIN).read_text(encoding="utf-8")
+    travel = (PLUGINS / "travel.js").read_text(encoding="utf-8")
+    first = plugin_sources(shared, SHARED_PLUGIN)
+    assert plain == first + plugin_sources(travel, "travel.js")
+    assert plugin_code_from_sources(plain[:len(first)]) == shared
+    assert plugin_code_from_sources(plain[len(first):]) == travel
     # the CSS file went into Slurk's css dict; its own key is gone
     assert "plugins_css" not in body
     assert body["css"]["#travel-state"]["display"] == "none !important"
@@ -78,6 +87,36 @@ def test_travel_layout_has_the_elements_the_plugin_and_bot_use():
     for element in ("travel-board", "travel-state", "travel-propose", "travel-clear", "travel-agree",
                     "travel-reject", "travel-undo", "travel-share", "travel-submit", "travel-result", "travel-code"):
         assert f"id='{element}'" in html, element
+
+
+@pytest.mark.parametrize("name,plugin", [("travel", "travel.js"), ("gnomes", "gnomes.js")])
+def test_task_layouts_load_the_shared_page_script(name, plugin):
+    raw = json.loads((ROOT / "layouts" / f"{name}.json").read_text(encoding="utf-8"))["scripts"]
+    assert raw["plain"] == [SHARED_PLUGIN, plugin] and raw["submit-message"] == SHARED_SUBMIT
+    script = compile_layout(build_layout(name))["script"]
+    assert "keypress = function(current_room, current_user, current_timestamp, text) {;" in script
+    assert "window.SlurkTask.submit(current_room, current_user, current_timestamp, text);" in script
+
+
+def test_plugin_using_slurk_task_needs_the_shared_script_first(workspace):
+    shared = (PLUGINS / SHARED_PLUGIN).read_text(encoding="utf-8")
+    task = ";window.SlurkTask.watch('s', function () {});\n"
+    plugins = {SHARED_PLUGIN: shared, "task.js": task}
+    assert workspace(base_layout(plain=[SHARED_PLUGIN, "task.js"]), plugins)()
+    with pytest.raises(LayoutError, match="before it"):
+        workspace(base_layout(plain=["task.js", SHARED_PLUGIN]), plugins)()
+    with pytest.raises(LayoutError, match="add 'slurk-task.js'"):
+        workspace(base_layout(plain=["task.js"]), plugins)()
+    submit = (PLUGINS / SHARED_SUBMIT).read_text(encoding="utf-8")
+    with pytest.raises(LayoutError, match="add 'slurk-task.js'"):
+        workspace(base_layout(**{"submit-message": SHARED_SUBMIT}), {SHARED_SUBMIT: submit})()
+
+
+def test_function_trigger_plugin_ending_in_a_comment_is_refused(workspace):
+    build = workspace(base_layout(**{"submit-message": "s.js"}), {"s.js": ";submit_text(text); // send"})
+    with pytest.raises(LayoutError, match="closing"):
+        build()
+    assert workspace(base_layout(**{"submit-message": "s.js"}), {"s.js": ";submit_text(text); // send\n"})()
 
 
 def test_task_spec_plugins_are_added(tmp_path):

@@ -179,3 +179,12 @@ def test_relayed_three_seat_room(slurk_server, tmp_path):
         assert wait_logs(srv, room, "move_rejected")[0]["receiver_id"] == bot.user_id
     finally:
         finish(bot)
+
+
+def test_participant_permissions_follow_the_chat_policy():
+    """Open rooms: typed chat plus private commands. Relayed rooms: no public line at all (it would skip the rules)."""
+    from bots.study.provision import person_permissions
+    open_room = person_permissions(get_task("travel"))
+    assert open_room["send_message"] and open_room["send_command"] and open_room["send_privately"]
+    relayed = person_permissions(MEETING)
+    assert not relayed["send_message"] and relayed["send_command"] and relayed["send_privately"]

@@ -20,8 +20,9 @@ from bots.study.provision import NAMES, read_env_file, read_study_config
 
 BOT_FLAGS = {"api": True, "send_message": True, "send_html_message": True, "send_command": True,
              "send_privately": True, "send_image": False, "broadcast": False, "receive_bounding_box": False}
+# People send commands privately to the bot (receiver_id), which needs send_privately; never html, api or broadcast.
 PERSON_FLAGS = {"api": False, "send_message": True, "send_command": True, "send_html_message": False,
-                "send_privately": False, "send_image": False, "broadcast": False}
+                "send_privately": True, "send_image": False, "broadcast": False}
 COLLECTIONS = ("layouts", "rooms", "tasks", "users", "tokens", "permissions")
 
 
@@ -173,6 +174,33 @@ def test_a_rerun_recreates_what_is_gone_and_marks_used_tokens(slurk_server, tmp_
     rows2 = read_csv(folder)
     assert [r["token"] for r in rows2] == [r["token"] for r in rows]
     assert [r["used"] for r in rows2] == ["yes", "no"]
+
+
+def test_a_rerun_gives_older_participant_tokens_send_privately(slurk_server, tmp_path):
+    # Studies set up before the task page sent commands privately have participant rows without send_privately.
+    srv = slurk_server
+    rc, output, study, folder = run(srv, tmp_path, "--participants", 2)
+    assert rc == 0, output
+    rows = read_csv(folder)
+    old = get(srv, f"tokens/{rows[0]['token']}")["permissions_id"]
+    r = srv.api("PATCH", f"permissions/{old}", json={"send_privately": False}, headers={"If-Match": "*"})
+    assert r.status_code == 200, r.text
+    before = counts(srv)
+
+    rc, output, _, _ = run(srv, tmp_path, "--participants", 2, "--dry-run", study=study)
+    assert rc == 0 and "update  1 participant permission row(s)  (set send_privately" in output, output
+    assert get(srv, f"permissions/{old}")["send_privately"] is False   # a dry run changes nothing
+
+    rc, output, _, _ = run(srv, tmp_path, "--participants", 2, study=study)
+    assert rc == 0 and "update  1 participant permission row(s)" in output, output
+    assert counts(srv) == before
+    for r in rows:
+        pid = get(srv, f"tokens/{r['token']}")["permissions_id"]
+        perms = get(srv, f"permissions/{pid}")
+        assert {k: perms[k] for k in PERSON_FLAGS} == PERSON_FLAGS
+
+    rc, output, _, _ = run(srv, tmp_path, "--participants", 2, study=study)
+    assert rc == 0 and "update" not in output, output                  # nothing left to change
 
 
 def test_without_the_manifest_the_study_is_found_on_the_server_by_name(slurk_server, tmp_path):

@@ -34,7 +34,22 @@ from bots.config import parse_agent_users  # noqa: F401  (re-exported for the st
 # Permission sets (slurk-protocol.md §4). Bots: REST + every kind of message; people: chat and commands only.
 BOT_PERMISSIONS = {"api": True, "send_message": True, "send_html_message": True, "send_command": True,
                    "send_privately": True}
-PERSON_PERMISSIONS = {"send_message": True, "send_command": True}
+# People also need send_privately: the task page (plugins/slurk-task.js) sends every command, typed `/propose ...`
+# or a button, and in relay mode every chat line, as a message_command with `receiver_id` = the task bot, so that
+# only the bot gets it. Slurk refuses a `receiver_id` without send_privately ("You are not allowed to send
+# privately"), and without a receiver it sends the `command` event to everyone in the room: the partner would see
+# every move. (The flag also lets a hand-made socket client message the partner privately; that is logged.)
+PERSON_PERMISSIONS = {"send_message": True, "send_command": True, "send_privately": True}
+
+
+def person_permissions(spec) -> dict:
+    """A participant's permissions for a task: in a relayed room (`chat == "relay"`) people type through the page,
+    which sends each line privately to the bot, so they get no `send_message` (a public line would skip the
+    rules and reach everyone)."""
+    perms = dict(PERSON_PERMISSIONS)
+    if getattr(spec, "chat", "open") == "relay":
+        perms["send_message"] = False
+    return perms
 AGENT_PERMISSIONS: dict = {}  # agent users only lend their name to the task bot (impersonate needs membership only)
 
 # Human-looking first names (gender-neutral), for agent seats and participants' display names.

@@ -9,8 +9,9 @@ Creates (or, on a re-run with the same study name, reuses) on the server:
   * the task bot and the concierge (waiting-room bot): a user each, with a token whose room is the waiting room and
     permissions api, send_message, send_html_message, send_command, send_privately;
   * for agent seats, a user per seat with a human-looking name (the task bot may show the agent under it);
-  * N participant tokens, each with its own permissions row (send_message, send_command), one registration,
-    room = the waiting room, task = the task.
+  * N participant tokens, each with its own permissions row (send_message, send_command, send_privately: the task
+    page sends commands to the bot alone, see bots.study.provision), one registration, room = the waiting room,
+    task = the task.
 
 Writes `<out>/<study>/participants.csv` (login links, and the Prolific study URL when completion.platform is set),
 `<out>/<study>/bot.env` (the bots' environment; it holds the bot tokens, so mode 0600) and `<out>/<study>/study.json`
@@ -39,7 +40,7 @@ from bots.layouts import LayoutError, build_layout
 from bots.slurk.rest import SlurkAPIError, SlurkREST
 
 from .provision import (
-    AGENT_PERMISSIONS, BOT_PERMISSIONS, PERSON_PERMISSIONS, StudyConfig, agent_names, format_agent_users, login_link,
+    AGENT_PERMISSIONS, BOT_PERMISSIONS, StudyConfig, person_permissions, agent_names, format_agent_users, login_link,
     participant_name, prolific_link, read_env_file, read_json, read_study_config, report_error, write_private,
     write_text,
 )
@@ -60,7 +61,7 @@ class SetupError(RuntimeError):
 
 @dataclass
 class Step:
-    action: str  # "create", "reuse", "add", "note"
+    action: str  # "create", "reuse", "add", "update", "note"
     what: str
     detail: str = ""
 
@@ -358,6 +359,29 @@ class Provisioner:
             self._save()
 
     # --- participants -------------------------------------------------------------------------------------------
+    def _person_permissions(self, tokens: list) -> None:
+        """Bring reused participant tokens' permission rows up to the task's participant permissions (rows made before people
+        needed send_privately would make the task page's private commands fail)."""
+        outdated: dict[int, dict] = {}
+        for t in tokens:
+            pid = t.get("permissions_id")
+            if pid is None or pid in outdated:
+                continue
+            perms = self._get(f"/permissions/{int(pid)}")
+            if perms is None:
+                continue
+            change = {k: v for k, v in person_permissions(self.spec).items() if bool(perms.get(k)) != v}
+            if change:
+                outdated[int(pid)] = change
+        if not outdated:
+            return
+        flags = sorted({k for change in outdated.values() for k in change})
+        self._step("update", f"{len(outdated)} participant permission row(s)",
+                   f"set {', '.join(flags)} (the task page sends commands to the bot alone)")
+        if not self.dry:
+            for pid, change in outdated.items():
+                self.rest.patch_permissions(pid, **change)
+
     def _participants(self, old: dict) -> None:
         task_id, wr = self.m.get("task_id"), self.m.get("waiting_room")
         reserved = len(self.brains)
@@ -386,6 +410,7 @@ class Provisioner:
         if valid:
             self._step("reuse", f"{len(valid)} participant token(s)",
                        f"{sum(v['used'] for v in valid)} already used")
+            self._person_permissions([server[v["token"]] for v in valid])
         missing = max(0, self.n - len(valid))
         if len(valid) > self.n:
             self._step("note", f"{len(valid)} participant tokens exist, more than --participants {self.n}",
@@ -395,14 +420,15 @@ class Provisioner:
             if not v["name"]:
                 v["name"] = participant_name(self.study, i, reserved)
         if missing:
+            flags = ", ".join(k for k, v in person_permissions(self.spec).items() if v)
             self._step("create", f"{missing} participant token(s)",
-                       f"each with its own permissions row (send_message, send_command); one registration; "
+                       f"each with its own permissions row ({flags}); one registration; "
                        f"room {wr if wr is not None else '(new waiting room)'}, task "
                        f"{task_id if task_id is not None else '(new task)'}")
         used = {v["token"]: v["used"] for v in valid}
         if not self.dry:
             for _ in range(missing):
-                p = self.rest.create_permissions(**PERSON_PERMISSIONS)
+                p = self.rest.create_permissions(**person_permissions(self.spec))
                 t = self.rest.create_token(p["id"], room_id=wr, task_id=task_id, registrations_left=1)
                 index = len(self.m["participants"])
                 self.m["participants"].append({"token": t["id"], "name": participant_name(self.study, index, reserved)})

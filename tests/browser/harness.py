@@ -6,16 +6,22 @@ Usage in a test module (fixtures are imported, there is no conftest)::
 
     def test_board(browser_page):
         bp = browser_page("travel")                       # layouts/travel.json built by bots.layouts.build_layout
+        view["core"]["bot"] = bp.bot                      # the bot's user id, as the bot puts it in every view
         bp.text_update("travel-state", json.dumps(view))  # like the bot's PATCH /rooms/{id}/text/travel-state
         bp.page.click("#travel-propose")
-        assert bp.emitted("message_command")[-1] == {"command": {...}, "room": bp.room}
+        assert bp.emitted("message_command")[-1] == {"command": {...}, "room": bp.room, "receiver_id": bp.bot}
+        bp.type_chat("/agree")                            # Enter in Slurk's chat box
+        bp.assert_commands_private()                      # no message_command went to the whole room
         bp.screenshot("travel-board.png")                 # -> artifacts/screenshots/travel-board.png
 
 What the page provides (slurk-protocol.md §3.4): Slurk's fixed element ids (#custom, #chat-area, #text, ...), the
 globals `socket` (a fake that records emits), `self_user`, `self_room`, `user_map`, `markdown`, `TOKEN`, `$` (a tiny
 shim), and the functions `display_message`, `display_info`, `submit_text`, `submit_command`, ..., `text_update`,
 `attribute_update`, `remove_attribute`, `class_add`, `class_remove` (registered as socket handlers, like Slurk's
-layout.js). The layout is compiled the way Slurk compiles it (`bots.layouts.compile_layout`: data-URL plugins fetched
+layout.js). The room has the person (self_user), a partner and the task bot (`BOT`, user id 3); the fake socket
+acknowledges `text` and `message_command` like Slurk's emit_message, with the permissions of a participant as
+`setup` creates them (bots.study.provision.PERSON_PERMISSIONS) unless a test passes others. The layout is
+compiled the way Slurk compiles it (`bots.layouts.compile_layout`: data-URL plugins fetched
 with urllib, triggers glued together without semicolons) and applied like connection.js: html into #custom, then
 `window.eval` of the script. Slurk's stock plugins are replaced by small stand-ins written for this harness.
 
@@ -42,10 +48,13 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bots.layouts import build_layout, compile_layout  # noqa: E402
+from bots.study.provision import PERSON_PERMISSIONS  # noqa: E402
 
 PAGE = Path(__file__).with_name("page_contract.html")
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 CHROMIUM_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+BOT = {"id": 3, "name": "TaskBot"}          # the task bot's Slurk user in every test room
+PARTNER = {"id": 2, "name": "Bob"}
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -56,11 +65,10 @@ STOCK_STANDINS: dict[str, str] = {
     "display-text": "display_message(data.user, data.timestamp, data.message, data.private, false);",
     "markdown": "display_message(data.user, data.timestamp, data.message, data.private, data.html);",
     "display-image": "display_image(data.user, data.timestamp, data.url, data.width, data.height, data.private);",
-    "send-message": (
-        "if (!text || !text.trim()) { return; }\n"
-        "if (text.charAt(0) === '/') { submit_command(text.substring(1)); }\n"
-        "else { submit_text(text); }\n"
-        "display_message(current_user, current_timestamp, text, false, false);"
+    "send-message": (     # '/cmd' -> a message_command to the whole room (no receiver), shown privately
+        "if (text.charAt(0) === '/') { submit_command(text.substring(1));\n"
+        "  display_message(current_user, current_timestamp, text.substring(1), true); }\n"
+        "else { submit_text(text); display_message(current_user, current_timestamp, text, false); }"
     ),
     "send-intercepted-message": (
         "if (!text || !text.trim()) { return; }\n"
@@ -154,6 +162,9 @@ def compile_for_page(layout: Union[str, Mapping[str, Any]], build: bool = True) 
 
 
 class BrowserPage:
+    bot = BOT["id"]
+    partner = PARTNER["id"]
+
     def __init__(self, page, room: int, user: Mapping[str, Any], layout: dict):
         self.page = page
         self.room = room
@@ -170,6 +181,31 @@ class BrowserPage:
     def text_update(self, element_id: str, text: str) -> int:
         """What the bot's `PATCH /rooms/{room}/text/{element_id}` produces on the page."""
         return self.deliver("text_update", {"id": element_id, "text": text})
+
+    def deliver_command(self, command: Any, user: Optional[Mapping[str, Any]] = None, private: bool = True) -> int:
+        """A `command` event as Slurk delivers it (from the bot unless `user` is given)."""
+        return self.deliver("command", {"user": dict(user or BOT), "room": self.room,
+                                        "timestamp": "2026-01-01 10:00:00",
+                                        "private": private, "command": command, "broadcast": False})
+
+    def deliver_text(self, message: str, user: Optional[Mapping[str, Any]] = None, private: bool = False) -> int:
+        """A `text_message` event (from the partner unless `user` is given)."""
+        return self.deliver("text_message", {"user": dict(user or PARTNER), "room": self.room,
+                                             "timestamp": "2026-01-01 10:00:00", "private": private,
+                                             "message": message, "html": False, "broadcast": False})
+
+    def type_chat(self, text: str) -> None:
+        """Type a line into Slurk's chat box (#text) and press Enter."""
+        self.page.fill("#text", text)
+        self.page.press("#text", "Enter")
+
+    def chat_lines(self) -> list[str]:
+        """The lines in the chat area, oldest first ("You: ..." for one's own, "Bob: ..." for others)."""
+        return self.page.eval_on_selector_all("#chat-area .msg", "els => els.map(e => e.textContent)")
+
+    def wait_idle(self) -> None:
+        """Let pending acks (answered with setTimeout 0) and MutationObserver callbacks run."""
+        self.page.evaluate("() => new Promise(r => setTimeout(r, 20))")
 
     def handler_count(self, event: str) -> int:
         return self.page.evaluate("(e) => window.__handlerCount(e)", event)
@@ -189,6 +225,16 @@ class BrowserPage:
         if event is None:
             return found
         return [e["data"] for e in found if e["event"] == event]
+
+    def broadcast_commands(self) -> list[Any]:
+        """message_command payloads without a receiver: Slurk sends those to everyone in the room."""
+        return [d for d in self.emitted("message_command") if not isinstance(d, dict) or d.get("receiver_id") is None]
+
+    def assert_commands_private(self) -> None:
+        """Every message_command so far went to the bot alone (receiver_id = the bot), none to the whole room."""
+        sent = self.emitted("message_command")
+        assert self.broadcast_commands() == [], f"commands sent to the whole room: {self.broadcast_commands()}"
+        assert all(d.get("receiver_id") == self.bot for d in sent), sent
 
     def clear_emitted(self) -> None:
         self.page.evaluate("() => { window.__emitted.length = 0; }")
@@ -261,7 +307,9 @@ def browser_page(chromium, contract_server):
 
     layout: a layout name under layouts/ ("travel"), a path, or a layout dict. Options: build=True (False compiles a
     raw dict without build_layout's checks), self_user={"id": 1, "name": "Alice"}, self_room=7,
-    user_map={1: "Alice", 2: "Bob"}, history=[log entries passed to print_history], viewport=(1280, 800),
+    user_map={1: "Alice", 2: "Bob", 3: "TaskBot"}, members=[ids in the room] (default: user_map's),
+    permissions=PERSON_PERMISSIONS (this user's Slurk permission flags, checked by the fake socket),
+    history=[log entries passed to print_history], viewport=(1280, 800),
     allow_errors=False (by default the test fails at teardown if the page raised an error).
     """
     opened: list[tuple[Any, BrowserPage, bool]] = []
@@ -269,12 +317,17 @@ def browser_page(chromium, contract_server):
     def open_page(layout: Union[str, Mapping[str, Any]], *, build: bool = True,
                   self_user: Optional[Mapping[str, Any]] = None, self_room: int = 7,
                   user_map: Optional[Mapping[Any, str]] = None, history: Iterable[Mapping[str, Any]] = (),
-                  viewport: tuple[int, int] = (1280, 800), allow_errors: bool = False) -> BrowserPage:
+                  viewport: tuple[int, int] = (1280, 800), allow_errors: bool = False,
+                  permissions: Optional[Mapping[str, bool]] = None,
+                  members: Optional[Iterable[int]] = None) -> BrowserPage:
         compiled = compile_for_page(layout, build=build)
         user = dict(self_user or {"id": 1, "name": "Alice"})
+        users = user_map or {user["id"]: user["name"], PARTNER["id"]: PARTNER["name"], BOT["id"]: BOT["name"]}
         url = contract_server.add({
             "layout": compiled, "self_user": user, "self_room": self_room,
-            "user_map": {str(k): v for k, v in (user_map or {user["id"]: user["name"], 2: "Bob"}).items()},
+            "user_map": {str(k): v for k, v in users.items()},
+            "members": [str(m) for m in (members if members is not None else users)],
+            "permissions": dict(PERSON_PERMISSIONS if permissions is None else permissions),
             "history": list(history),
         })
         context = chromium.new_context(viewport={"width": viewport[0], "height": viewport[1]},

@@ -1,0 +1,239 @@
+;// SlurkTask: the page plumbing every task plugin shares (listed before the task plugin in the layout's `plain`).
+// Starts with ';' on purpose: Slurk glues layout triggers together without semicolons (slurk-protocol.md §8.1).
+//
+//   SlurkTask.watch("travel-state", render, {invalid: fn})   the bot writes this seat's view as JSON into a hidden
+//       element (a `text_update`, or replayed history); render(state) gets every new view, render(null) if none yet.
+//   SlurkTask.send("propose L K" | {command: "move", args: ["up"]}, onRefused)   a command to the bot, privately:
+//       message_command {room, command, receiver_id: <bot>}. Queued until the bot's id is known; never broadcast.
+//   SlurkTask.submit(room, user, timestamp, text)   the chat box (the layout's `submit-message`, slurk-task-submit.js).
+//   SlurkTask.setChatTarget(["ghost"] | null), SlurkTask.onCommand(name, fn), .state(), .bot(), .chat().
+//
+// The bot's view carries core.bot (the bot's Slurk user id) and core.chat ("open": people chat in the room;
+// "relay": every line goes to the bot, which passes it on). Nothing from people reaches the page as HTML here.
+// The layout script is evaluated again on every `joined_room`: the object and its socket handlers are made once.
+window.SlurkTask = window.SlurkTask || (function () {
+    "use strict";
+
+    var MAX_QUEUE = 50;
+    var rooms = Object.create(null);      // room -> {bot, chat, views: element id -> {text, state}}
+    var watchers = Object.create(null);   // element id -> {render, invalid, lastText, observer}
+    var queue = [];                       // [{room, run(info)}]: what waits for the bot's id
+    var listeners = Object.create(null);  // name -> callback for the bot's commands (onCommand)
+    var chatTarget = null;
+    var boundSocket = null;
+
+    function currentRoom() { return typeof self_room === "undefined" ? null : self_room; }
+    function me() { return typeof self_user === "undefined" ? null : self_user; }
+    function roomInfo(room) {
+        var key = String(room);
+        if (!rooms[key]) { rooms[key] = {bot: null, chat: null, views: Object.create(null)}; }
+        return rooms[key];
+    }
+    function hasSocket() { return typeof socket !== "undefined" && socket && typeof socket.emit === "function"; }
+
+    function userId(value) {
+        if (value === null || value === undefined || value === "" || typeof value === "boolean") { return null; }
+        var n = Number(value);
+        return isFinite(n) ? n : null;
+    }
+
+    // --- messages in the chat area (Slurk's display_message/display_info put text in with jQuery .text) --------
+    function show(user, time, text, isPrivate) {
+        if (typeof display_message === "function" && user) { display_message(user, time, text, !!isPrivate, false); }
+    }
+    function note(time, text) {
+        if (typeof display_info === "function") { display_info(time === undefined ? null : time, text); }
+    }
+
+    // --- the bot's view ---------------------------------------------------------------------------------------
+    function remember(id, text, state) {
+        var info = roomInfo(currentRoom());
+        info.views[id] = {text: text, state: state};
+        var core = state && typeof state.core === "object" && state.core ? state.core : {};
+        var bot = userId(core.bot);
+        if (bot !== null) { info.bot = bot; }
+        if (core.chat === "open" || core.chat === "relay") { info.chat = core.chat; }
+    }
+
+    function take(id, w, text) {
+        if (text === null || text === undefined) { return; }
+        text = String(text);
+        if (text === w.lastText) { return; }
+        w.lastText = text;
+        if (!text.trim()) { return; }
+        var state;
+        try { state = JSON.parse(text); } catch (e) { if (w.invalid) { w.invalid(text, e); } return; }
+        if (!state || typeof state !== "object") { if (w.invalid) { w.invalid(text, null); } return; }
+        remember(id, text, state);
+        flush();
+        w.render(state);
+    }
+
+    function watch(id, render, options) {
+        var old = watchers[id];
+        if (old && old.observer) { old.observer.disconnect(); }
+        var w = {render: render, invalid: (options && options.invalid) || null, lastText: null, observer: null};
+        watchers[id] = w;
+        bindSocket();
+        var el = document.getElementById(id);
+        if (el && typeof MutationObserver !== "undefined") {
+            // Any way the element's text changes: Slurk's own text_update handler, history replays.
+            w.observer = new MutationObserver(function () { if (watchers[id] === w) { take(id, w, el.textContent); } });
+            w.observer.observe(el, {childList: true, characterData: true, subtree: true});
+        }
+        var text = el ? el.textContent : "";
+        var cached = roomInfo(currentRoom()).views[id];
+        if (text && text.trim()) {
+            take(id, w, text);
+        } else if (cached) {
+            // The layout's html was put in again (rejoin): draw the last view of this room.
+            w.lastText = cached.text;
+            w.render(cached.state);
+        } else {
+            render(null);
+        }
+        return w;
+    }
+
+    function lastState(id) {
+        var views = roomInfo(currentRoom()).views, k;
+        if (id) { return views[id] ? views[id].state : null; }
+        for (k in views) { if (watchers[k]) { return views[k].state; } }
+        return null;
+    }
+
+    // --- page -> bot ------------------------------------------------------------------------------------------
+    function emit(room, bot, command, onRefused) {
+        if (!hasSocket()) { refused(onRefused, "not connected to the chat server"); return; }
+        socket.emit("message_command", {room: room, command: command, receiver_id: bot}, function (ok, reason) {
+            if (ok !== true) { refused(onRefused, reason); }
+        });
+    }
+
+    function refused(onRefused, reason) {
+        var why = (reason === undefined || reason === null || reason === "") ? "unknown reason" : String(reason);
+        if (typeof onRefused === "function") { onRefused(why); } else { note(null, "Not sent: " + why); }
+    }
+
+    // Run `run(info)` once the bot of `room` is known (at once if it is).
+    function whenBotKnown(room, run) {
+        var info = roomInfo(room);
+        if (info.bot !== null) { run(info); return true; }
+        if (queue.length >= MAX_QUEUE) { queue.shift(); }
+        queue.push({room: room, run: run});
+        return false;
+    }
+
+    function flush() {
+        var room = currentRoom(), info = roomInfo(room);
+        if (info.bot === null || !queue.length) { return; }
+        var now = queue.filter(function (q) { return String(q.room) === String(room); });
+        queue = queue.filter(function (q) { return String(q.room) !== String(room); });
+        now.forEach(function (q) { q.run(info); });
+    }
+
+    function send(command, onRefused, room) {
+        if (command === null || command === undefined || command === "") { return false; }
+        var r = (room === undefined || room === null) ? currentRoom() : room;
+        return whenBotKnown(r, function (info) { emit(r, info.bot, command, onRefused); });
+    }
+
+    // --- the chat box (submit-message) ------------------------------------------------------------------------
+    function submit(room, user, time, text) {
+        if (typeof text !== "string" || !text.trim()) { return; }
+        var r = (room === undefined || room === null) ? currentRoom() : room;
+        var who = user || me();
+        if (text.charAt(0) === "/") {
+            // A command: only the bot gets it. The person sees their own line (marked private).
+            var command = text.substring(1);
+            show(who, time, text, true);
+            if (command.trim()) {
+                send(command, function (why) { note(time, "The command was not sent: " + why); }, r);
+            }
+            return;
+        }
+        var waiting = roomInfo(r).bot === null;
+        if (waiting && !queue.length) { note(time, "The game is starting: your message is sent when it is ready."); }
+        whenBotKnown(r, function (info) {
+            if (info.chat === "relay") {
+                // The bot passes accepted lines on to everyone who may read them, the sender included: no echo.
+                var payload = {chat: text};
+                if (chatTarget) { payload.to = chatTarget.slice(); }
+                emit(r, info.bot, payload, function (why) {
+                    show(who, time, text, true);
+                    note(time, "Your message was not sent: " + why);
+                });
+            } else {
+                sendText(r, who, time, text);
+            }
+        });
+    }
+
+    function sendText(room, who, time, text) {
+        var ok = function () { show(who, time, text, false); };
+        var bad = function (why) {
+            show(who, time, text, true);
+            note(time, "Your message was not sent: " + (why || "unknown reason"));
+        };
+        if (typeof submit_text === "function" && String(room) === String(currentRoom())) {
+            submit_text(text, ok, bad);
+        } else if (hasSocket()) {
+            socket.emit("text", {room: room, message: text}, function (res, why) {
+                if (res === true) { ok(); } else { bad(why); }
+            });
+        }
+    }
+
+    function setChatTarget(seats) {
+        chatTarget = Array.isArray(seats) && seats.length ? seats.map(String) : null;
+    }
+
+    // --- bot -> page ------------------------------------------------------------------------------------------
+    // One callback per name, so a plugin evaluated again replaces its own; fn = null removes it.
+    function onCommand(name, fn) {
+        if (typeof fn === "function") { listeners[String(name)] = fn; } else { delete listeners[String(name)]; }
+    }
+
+    function bindSocket() {
+        if (typeof socket === "undefined" || !socket || typeof socket.on !== "function") { return; }
+        if (boundSocket === socket || socket.__slurkTaskBound) { boundSocket = socket; return; }
+        boundSocket = socket;
+        socket.__slurkTaskBound = true;
+        socket.on("text_update", function (d) {
+            var w = d && typeof d.id === "string" ? watchers[d.id] : null;
+            if (w) { take(d.id, w, d.text); }
+        });
+        socket.on("command", function (d) {
+            // Only the bot's commands count: a person (or anyone) may send one to their partner.
+            var bot = roomInfo(currentRoom()).bot, from = d && d.user ? userId(d.user.id) : null;
+            if (bot === null || from !== bot) { return; }
+            if (d.room !== undefined && d.room !== null && String(d.room) !== String(currentRoom())) { return; }
+            Object.keys(listeners).forEach(function (k) { listeners[k](d.command, d); });
+        });
+        socket.on("text_message", function (d) {
+            // Slurk's page drops every text_message whose user is oneself. A private one can only be the bot
+            // handing a relayed line back in the sender's name, so it is shown (as text, by incoming_text).
+            var self = me();
+            if (!d || !d.private || !d.user || !self || userId(d.user.id) !== userId(self.id)) { return; }
+            if (typeof incoming_text === "function") { incoming_text(d); }
+        });
+    }
+
+    bindSocket();
+
+    return {
+        watch: watch,
+        send: send,
+        submit: submit,
+        setChatTarget: setChatTarget,
+        chatTarget: function () { return chatTarget ? chatTarget.slice() : null; },
+        onCommand: onCommand,
+        state: lastState,
+        bot: function () { return roomInfo(currentRoom()).bot; },
+        chat: function () { return roomInfo(currentRoom()).chat || "open"; },
+        pending: function () { return queue.length; },
+        bindSocket: bindSocket
+    };
+}());
+
+window.SlurkTask.bindSocket();
