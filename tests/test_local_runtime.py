@@ -68,3 +68,24 @@ def test_option_parsing():
     assert local.parse_options(args) == {"rooms": 8, "boards": "generated", "turn_limit": 20, "name": "x"}
     assert local.resolve_agents(SPEC, "toy") == {"a": "toy", "b": "toy"}
     assert json.dumps(local.format_table(["a", "b"], [[1, None]])).count("-") >= 2
+
+
+def test_three_seat_relayed_game_locally_shows_who_saw_what():
+    """The relayed test game: each user's line reaches only the assistant; the assistant addresses one user; the
+    transcript says who saw each line, and a person's terminal shows only what their seat saw."""
+    from tests.threeseat import SPEC as MEETING
+
+    agents = {"user1": "user", "user2": "user", "assistant": "assistant"}
+    lines: list[str] = []
+    rec = local.play_game(MEETING, 3, agents, show=lines.append)
+    assert rec.results["status"] == "completed"
+    assert any(ln.startswith("User1 -> Assistant: I am free") for ln in lines)
+    assert any(ln.startswith("Assistant -> User2: user2, when") for ln in lines)
+    seen: list[str] = []
+    answers = iter(["I am free in slots 1 2 3 4 5 6 7 8 9", "@user1 psst", "/accept"])
+    rec = local.play_game(MEETING, 3, agents, person_seats=("user2",), show=seen.append,
+                          ask=lambda _prompt: next(answers))
+    assert rec.results["status"] == "completed"
+    assert not any("User1" in ln and "->" in ln for ln in seen)  # user1's lines went to the assistant only
+    assert any("Assistant -> User2" in ln for ln in seen)
+    assert any("only write to the assistant" in ln for ln in seen)  # "@user1 ..." was refused, shown to nobody
