@@ -75,19 +75,29 @@ def _seated(a: Participant, b: Participant) -> dict[str, Participant]:
     return {va["core"]["seat"]: a, vb["core"]["seat"]: b}
 
 
+def _room_with_two(srv, spec, tmp_path, perms=PERSON_PERMS, **bot_kw):
+    """A task room of `spec` served by a started bot, with two people in it (announced): (bot, room, seat->person).
+    The caller stops the bot (`finish`)."""
+    table = Table(srv, num_users=2, name=spec.name)
+    room = table.room()
+    bot = make_bot(srv, table, tmp_path, spec=spec, person_seats=2, **bot_kw)
+    bot.start()
+    try:
+        a = Participant(srv, "Ann", room, table.task, spec.state_element, perms)
+        b = Participant(srv, "Ben", room, table.task, spec.state_element, perms)
+        a.rec.call("room_created", {"room": room, "task": table.task}, timeout=WAIT)
+        return bot, room, _seated(a, b)
+    except BaseException:
+        finish(bot)
+        raise
+
+
 def test_travel_leaks_nothing(slurk_server, tmp_path):
     """Two people play a travel game through to the end; neither can read the other's unshared coins."""
     srv = slurk_server
     spec = get_task("travel")
-    table = Table(srv, num_users=2, name="travel")
-    room = table.room()
-    bot = make_bot(srv, table, tmp_path, spec=spec, person_seats=2, task_options={"boards": "preset"})
-    bot.start()
+    bot, room, people = _room_with_two(srv, spec, tmp_path, task_options={"boards": "preset"})
     try:
-        a = Participant(srv, "Ann", room, table.task, spec.state_element)
-        b = Participant(srv, "Ben", room, table.task, spec.state_element)
-        a.rec.call("room_created", {"room": room, "task": table.task}, timeout=WAIT)
-        people = _seated(a, b)
         light, ghost = people["light"], people["ghost"]
         v = light.view()
         tour = [v["start"]] + [r["id"] for r in v["rooms"] if r["id"] != v["start"]] + [v["start"]]
@@ -115,15 +125,8 @@ def test_gnomes_leaks_nothing(slurk_server, tmp_path):
     """Two people play one short gnomes round; neither can read the walls only the other side has."""
     srv = slurk_server
     spec = get_task("gnomes")
-    table = Table(srv, num_users=2, name="gnomes")
-    room = table.room()
-    bot = make_bot(srv, table, tmp_path, spec=spec, person_seats=2, task_options={"rounds": 1, "turn_cap": 4})
-    bot.start()
+    bot, room, people = _room_with_two(srv, spec, tmp_path, task_options={"rounds": 1, "turn_cap": 4})
     try:
-        a = Participant(srv, "Ann", room, table.task, spec.state_element)
-        b = Participant(srv, "Ben", room, table.task, spec.state_element)
-        a.rec.call("room_created", {"room": room, "task": table.task}, timeout=WAIT)
-        people = _seated(a, b)
         for i in range(4):
             mover = people["h" if i % 2 == 0 else "e"]
             mover.view(lambda v: v.get("your_turn"))
@@ -140,15 +143,8 @@ def test_relayed_three_seat_room(slurk_server, tmp_path):
     """A relayed room: each user's line reaches only the assistant (an agent seat); the assistant addresses one
     user or both; both users must accept its proposal; no user can read the other's free slots."""
     srv = slurk_server
-    table = Table(srv, num_users=2, name="meeting")
-    room = table.room()
-    bot = make_bot(srv, table, tmp_path, spec=MEETING, person_seats=2, agents={"assistant": "assistant"})
-    bot.start()
+    bot, room, people = _room_with_two(srv, MEETING, tmp_path, RELAY_PERMS, agents={"assistant": "assistant"})
     try:
-        a = Participant(srv, "Ann", room, table.task, MEETING.state_element, RELAY_PERMS)
-        b = Participant(srv, "Ben", room, table.task, MEETING.state_element, RELAY_PERMS)
-        a.rec.call("room_created", {"room": room, "task": table.task}, timeout=WAIT)
-        people = _seated(a, b)
         u1, u2 = people["user1"], people["user2"]
         # the assistant asks each user privately
         asked1 = u1.rec.wait_for("text_message", lambda d: "user1, when" in d["message"], timeout=WAIT)[0]
