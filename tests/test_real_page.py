@@ -26,11 +26,12 @@ from urllib.parse import urlparse
 import pytest
 
 from bots.config import Config, SlurkSettings
+from tests.test_study_concierge import wait_until as _wait_until
 from bots.layouts import build_layout
 from bots.slurk.runtime import SlurkBot
 from bots.study.provision import BOT_PERMISSIONS, person_permissions
 from tasks import get_task
-from tests.browser.harness import CHROMIUM_ARGS, SCREENSHOTS, require_browser
+from tests.browser.harness import SCREENSHOTS
 from tests.conftest import REAL_ETAG_ENV, REAL_TOKEN_ENV, REAL_URL_ENV, SlurkServer, _env_flag, _real_configured
 from tests.slurk_double.recorder import SocketRecorder
 
@@ -94,14 +95,7 @@ def person_token(srv, perms: dict, room: int, task: int) -> str:
 
 
 def wait_until(pred, timeout: float = WAIT, what: str = "condition", interval: float = 0.1):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(interval)
+    return _wait_until(pred, timeout=timeout, what=what)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -152,21 +146,6 @@ class RealPage:
         return p
 
 
-@pytest.fixture
-def real_browser():
-    path = require_browser()
-    from playwright.sync_api import sync_playwright
-    pw = sync_playwright().start()
-    try:
-        browser = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
-    except Exception as e:
-        pw.stop()
-        pytest.fail(f"Chromium at {path} is installed but did not start: {e}")
-    yield browser
-    browser.close()
-    pw.stop()
-
-
 def open_page(browser, srv, login_url: str, showdown: bytes) -> RealPage:
     origin = urlparse(srv.url)
     context = browser.new_context(viewport={"width": 1400, "height": 900}, device_scale_factor=1)
@@ -192,7 +171,7 @@ def open_page(browser, srv, login_url: str, showdown: bytes) -> RealPage:
 # the test
 
 
-def test_person_plays_travel_against_the_solver_in_a_real_slurk_page(real_browser, tmp_path):
+def test_person_plays_travel_against_the_solver_in_a_real_slurk_page(chromium, tmp_path):
     srv = SlurkServer(os.environ[REAL_URL_ENV], os.environ[REAL_TOKEN_ENV], etag=_env_flag(REAL_ETAG_ENV),
                       is_real=True)
     showdown = showdown_js()
@@ -221,7 +200,7 @@ def test_person_plays_travel_against_the_solver_in_a_real_slurk_page(real_browse
         herald.connect(srv.url, herald_id, herald_token)
 
         # --- the person logs in through Slurk's own login page (which creates the user)
-        rp = open_page(real_browser, srv, f"{srv.url}/login?name=Ann&token={token}", showdown)
+        rp = open_page(chromium, srv, f"{srv.url}/login?name=Ann&token={token}", showdown)
         page = rp.page
         page.wait_for_function("() => typeof self_user !== 'undefined' && self_user && self_room === %d" % room,
                                timeout=WAIT * 1000)
