@@ -35,7 +35,8 @@ import time
 TARGET_MS = 50.0
 BOT_PERMS = {"api": True, "send_message": True, "send_html_message": True, "send_privately": True,
              "send_command": True}
-PERSON_PERMS = {"send_message": True, "send_command": True}
+# As `setup` grants them: the page sends its commands privately to the bot, in the seat's envelope.
+PERSON_PERMS = {"send_message": True, "send_command": True, "send_privately": True}
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOY_SPEC = "tests.toygame:SPEC"
 # inherited variables that bots.config / serve would read; the bench sets its own
@@ -76,7 +77,9 @@ def _run_people(url: str, people: list, think: float, conn) -> None:
             self.moves = self.timeouts = 0
 
         def _view(self, d):
-            if json.loads(d["text"]).get("core", {}).get("phase") == "playing":
+            core = json.loads(d["text"]).get("core", {})
+            self.key, self.bot = core.get("key"), core.get("bot")
+            if core.get("phase") == "playing":
                 self.started.set()
 
         def _text(self, d):
@@ -104,7 +107,9 @@ def _run_people(url: str, people: list, think: float, conn) -> None:
                 i += 1
                 self.sio.call("text", {"room": self.room, "message": f"message {i}"}, timeout=10)
                 n = rng.randint(1, 9)
-                self.sio.call("message_command", {"room": self.room, "command": f"propose {n}"}, timeout=10)
+                # as the task page sends it: privately to the bot, with the seat's key and a fresh nonce
+                self.sio.call("message_command", {"room": self.room, "receiver_id": self.bot, "command": {
+                    "key": self.key, "n": f"{self.uid}-{i}", "typed": f"propose {n}"}}, timeout=10)
                 self.moves += 2
                 if not self.wait_text(f"a proposes {n}"):
                     self.timeouts += 1

@@ -7,6 +7,14 @@
 //       message_command {room, command, receiver_id: <bot>}. Queued until the bot's id is known; never broadcast.
 //   SlurkTask.submit(room, user, timestamp, text)   the chat box (the layout's `submit-message`, slurk-task-submit.js).
 //   SlurkTask.setChatTarget(["ghost"] | null), SlurkTask.onCommand(name, fn), .state(), .bot(), .chat().
+//   SlurkTask.onAck(name, fn)   fn(nonce) when the bot has handled a command of this page (its view carries core.ack).
+//
+// Seat key: the view of this seat carries core.key, a secret only this page receives. Every command goes out in an
+// envelope {key, n, ...} (a typed command as {key, n, typed: "agree"}), so the bot knows it came from this seat and
+// not from someone using Slurk's `impersonate`. n is a fresh nonce; the bot acknowledges it in the next view
+// (core.ack). A command not acknowledged within a few seconds shows "the game master is reconnecting" (the bot
+// handles it when it is back); core.thinking lists seats whose agent is thinking; core.code is shown in the code
+// box (unless the task's page has its own element marked data-completion-code).
 //
 // The bot's view carries core.bot (the bot's Slurk user id) and core.chat ("open": people chat in the room;
 // "relay": every line goes to the bot, which passes it on). Nothing from people reaches the page as HTML here.
@@ -21,6 +29,11 @@ window.SlurkTask = window.SlurkTask || (function () {
     var listeners = Object.create(null);  // name -> callback for the bot's commands (onCommand)
     var chatTarget = null;
     var boundSocket = null;
+    var ACK_PATIENCE_MS = 5000;
+    var pending = [];                     // [{room, n, at}]: commands sent, not yet acknowledged by the bot
+    var ackListeners = Object.create(null);  // name -> fn(nonce), one per plugin (scripts run again on rejoin)
+    var nonceCount = 0;
+    var banner = null;
 
     function currentRoom() { return typeof self_room === "undefined" ? null : self_room; }
     function me() { return typeof self_user === "undefined" ? null : self_user; }
@@ -53,7 +66,82 @@ window.SlurkTask = window.SlurkTask || (function () {
         var bot = userId(core.bot);
         if (bot !== null) { info.bot = bot; }
         if (core.chat === "open" || core.chat === "relay") { info.chat = core.chat; }
+        if (typeof core.key === "string" && core.key) { info.key = core.key; }
+        if (core.ack !== undefined && core.ack !== null) { acknowledged(currentRoom(), String(core.ack)); }
+        showStatus(core);
     }
+
+    // --- acknowledgements, and what the page says about the game master -------------------------------------
+    function nonce() {
+        nonceCount += 1;
+        return Date.now().toString(36) + "-" + nonceCount.toString(36) + "-" +
+            Math.floor(Math.random() * 1e9).toString(36);
+    }
+
+    function acknowledged(room, n) {
+        var i, at = -1;
+        for (i = 0; i < pending.length; i++) {
+            if (String(pending[i].room) === String(room) && pending[i].n === n) { at = i; }
+        }
+        if (at < 0) { return; }
+        // Commands are handled in order: everything sent before the acknowledged one was handled too.
+        var done = pending.filter(function (p, j) { return j <= at && String(p.room) === String(room); });
+        pending = pending.filter(function (p, j) { return !(j <= at && String(p.room) === String(room)); });
+        done.forEach(function (p) { Object.keys(ackListeners).forEach(function (k) { ackListeners[k](p.n); }); });
+        refreshBanner();
+    }
+
+    function bannerElement() {
+        if (banner && document.body && document.body.contains(banner)) { return banner; }
+        if (!document.body) { return null; }
+        banner = document.getElementById("slurk-task-banner");
+        if (!banner) {
+            banner = document.createElement("div");
+            banner.id = "slurk-task-banner";
+            banner.setAttribute("role", "status");
+            banner.setAttribute("aria-live", "polite");
+            banner.style.cssText = "position:fixed;top:8px;right:8px;z-index:1000;max-width:22em;font:14px sans-serif;" +
+                "display:none;flex-direction:column;gap:4px;";
+            document.body.appendChild(banner);
+        }
+        return banner;
+    }
+
+    function line(kind, text, colours) {
+        var div = document.createElement("div");
+        div.className = "slurk-task-" + kind;
+        div.style.cssText = "padding:6px 10px;border-radius:6px;box-shadow:0 1px 3px rgba(0,0,0,.25);" + colours;
+        div.textContent = text;
+        return div;
+    }
+
+    var statusCore = {};
+    function showStatus(core) { statusCore = core || {}; refreshBanner(); }
+
+    function refreshBanner() {
+        var host = bannerElement();
+        if (!host) { return; }
+        while (host.firstChild) { host.removeChild(host.firstChild); }
+        var room = currentRoom(), now = Date.now();
+        var late = pending.some(function (p) { return String(p.room) === String(room) && now - p.at > ACK_PATIENCE_MS; });
+        if (late) {
+            host.appendChild(line("reconnecting", "The game master is reconnecting. Your last move is kept and " +
+                "will be handled when it is back.", "background:#fff3cd;color:#664d03;"));
+        }
+        var thinking = Array.isArray(statusCore.thinking) ? statusCore.thinking : [];
+        if (thinking.length && statusCore.phase !== "over") {
+            host.appendChild(line("thinking", thinking.length > 1 ? "Your partners are thinking…" :
+                "Your partner is thinking…", "background:#e7f1ff;color:#084298;"));
+        }
+        var code = statusCore.code;
+        if (code && !document.querySelector("[data-completion-code]")) {
+            host.appendChild(line("code", "Your completion code: " + String(code),
+                "background:#d1e7dd;color:#0f5132;font-weight:bold;user-select:all;"));
+        }
+        host.style.display = host.firstChild ? "flex" : "none";
+    }
+
+    setInterval(function () { if (pending.length) { refreshBanner(); } }, 1000);
 
     function take(id, w, text) {
         if (text === null || text === undefined) { return; }
@@ -103,10 +191,30 @@ window.SlurkTask = window.SlurkTask || (function () {
     }
 
     // --- page -> bot ------------------------------------------------------------------------------------------
+    // The command in this seat's envelope (see the top): an object gets key and n added, text goes as `typed`.
+    function envelope(room, command) {
+        var info = roomInfo(room), env = {key: info.key, n: nonce()}, k;
+        if (!info.key) { return {command: command, n: null}; }
+        if (typeof command === "string") {
+            env.typed = command;
+        } else if (command && typeof command === "object" && !Array.isArray(command)) {
+            for (k in command) { if (Object.prototype.hasOwnProperty.call(command, k) && k !== "key" && k !== "n") { env[k] = command[k]; } }
+        } else {
+            return {command: command, n: null};
+        }
+        return {command: env, n: env.n};
+    }
+
     function emit(room, bot, command, onRefused) {
         if (!hasSocket()) { refused(onRefused, "not connected to the chat server"); return; }
-        socket.emit("message_command", {room: room, command: command, receiver_id: bot}, function (ok, reason) {
-            if (ok !== true) { refused(onRefused, reason); }
+        var wrapped = envelope(room, command);
+        if (wrapped.n !== null) { pending.push({room: room, n: wrapped.n, at: Date.now()}); }
+        socket.emit("message_command", {room: room, command: wrapped.command, receiver_id: bot}, function (ok, reason) {
+            if (ok !== true) {
+                pending = pending.filter(function (p) { return p.n !== wrapped.n; });
+                refreshBanner();
+                refused(onRefused, reason);
+            }
         });
     }
 
@@ -204,9 +312,11 @@ window.SlurkTask = window.SlurkTask || (function () {
             if (w) { take(d.id, w, d.text); }
         });
         socket.on("command", function (d) {
-            // Only the bot's commands count: a person (or anyone) may send one to their partner.
-            var bot = roomInfo(currentRoom()).bot, from = d && d.user ? userId(d.user.id) : null;
+            // Only the bot's commands count: a person (or anyone) may send one to their partner, even in the bot's
+            // name (`impersonate`); so a command from the bot must also carry this seat's key.
+            var info = roomInfo(currentRoom()), bot = info.bot, from = d && d.user ? userId(d.user.id) : null;
             if (bot === null || from !== bot) { return; }
+            if (!d.command || typeof d.command !== "object" || !info.key || d.command.key !== info.key) { return; }
             if (d.room !== undefined && d.room !== null && String(d.room) !== String(currentRoom())) { return; }
             Object.keys(listeners).forEach(function (k) { listeners[k](d.command, d); });
         });
@@ -228,6 +338,11 @@ window.SlurkTask = window.SlurkTask || (function () {
         setChatTarget: setChatTarget,
         chatTarget: function () { return chatTarget ? chatTarget.slice() : null; },
         onCommand: onCommand,
+        onAck: function (name, fn) {
+            if (typeof fn === "function") { ackListeners[String(name)] = fn; } else { delete ackListeners[String(name)]; }
+        },
+        unacknowledged: function () { return pending.length; },
+        keyed: function () { return !!roomInfo(currentRoom()).key; },
         state: lastState,
         bot: function () { return roomInfo(currentRoom()).bot; },
         chat: function () { return roomInfo(currentRoom()).chat || "open"; },

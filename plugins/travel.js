@@ -113,6 +113,18 @@ window.TravelBoard = (function () {
         });
     }
 
+    // A hint that a move went through is shown only once the bot has acknowledged it (its view carries the ack);
+    // until then the page says it is sending, and the shared banner says when the game master is reconnecting.
+    function sendThen(command, args, sending, sent) {
+        send(command, args);
+        if (window.SlurkTask.keyed && window.SlurkTask.keyed()) {
+            st.afterAck = sent;
+            setHint(sending);
+        } else {
+            setHint(sent);
+        }
+    }
+
     function setHint(text) { st.hint = text || ""; var h = $id("travel-hint"); if (h) { h.textContent = st.hint; } }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -664,10 +676,10 @@ window.TravelBoard = (function () {
         on("travel-propose", function () {
             if (!playing() || !st.draft.length) { return; }
             var args = proposalArgs();
-            send("propose", args);
             st.draft = [];
             st.reviseAt = null;
-            setHint("Proposal sent: " + arrow(args) + ". Waiting for your partner.");
+            sendThen("propose", args, "Sending your proposal: " + arrow(args) + "…",
+                     "Proposal sent: " + arrow(args) + ". Waiting for your partner.");
             render();
         });
         on("travel-clear", function () {
@@ -680,13 +692,18 @@ window.TravelBoard = (function () {
         on("travel-reject", function () { if (playing()) { send("reject", []); } });
         on("travel-undo", function () { if (playing()) { send("undo", []); } });
         on("travel-share", function () {
-            if (playing()) { send("share", ["all"]); setHint("Your coins were sent to your partner."); }
+            if (playing()) { sendThen("share", ["all"], "Sending your coins…", "Your coins were sent to your partner."); }
         });
         on("travel-submit", function () { if (playing() && isFullTour(agreed())) { send("submit", []); } });
     }
 
     function init() {
         bindButtons();
+        if (window.SlurkTask.onAck) {
+            window.SlurkTask.onAck("travel", function () {
+                if (st.afterAck) { var text = st.afterAck; st.afterAck = null; setHint(text); }
+            });
+        }
         window.SlurkTask.watch("travel-state", receive, {
             invalid: function () { st.error = "Could not read the game state."; render(); }
         });

@@ -458,11 +458,12 @@ def test_commands_from_anyone_but_the_bot_are_ignored(browser_page):
     bp.eval("""() => { window.__got = [];
                        window.SlurkTask.onCommand('probe', (c, d) => window.__got.push([c, d.user.id])); }""")
     bp.deliver_command({"event": "early"})                 # the bot is not known yet
-    show(bp, make_view())
+    show(bp, make_view(core=core(key="seat-key")))
     bp.deliver_command({"command": "agree"}, user=PARTNER)   # a person's command to their partner
     bp.deliver_command("propose L K", user=PARTNER, private=False)
-    bp.deliver_command({"event": "from-bot"})
-    assert bp.eval("() => window.__got") == [[{"event": "from-bot"}, BOT["id"]]]
+    bp.deliver_command({"event": "forged"})                # in the bot's name (impersonate), without the key
+    bp.deliver_command({"event": "from-bot", "key": "seat-key"})
+    assert bp.eval("() => window.__got") == [[{"event": "from-bot", "key": "seat-key"}, BOT["id"]]]
     assert bp.emitted(None) == []                          # nothing was sent in answer
     assert bp.page.get_attribute(".travel-agreed", "data-path") == "L"
 
@@ -518,3 +519,38 @@ def test_harness_reproduces_the_leading_parenthesis_bug(browser_page):
     assert broken.page.inner_text("#probe") == ""
     fixed = browser_page(_layout_with_plugin(";" + body), build=False)
     assert fixed.page.inner_text("#probe") == "ran"
+
+
+def test_commands_carry_the_seat_key_and_wait_for_the_bots_acknowledgement(browser_page):
+    bp = browser_page("travel")
+    show(bp, make_view(agreed=["L", "K"], core=core(key="seat-key")))
+    bp.type_chat("/agree")
+    bp.page.click("#travel-share")
+    sent = [c["command"] for c in bp.emitted()]
+    assert len(sent) == 2 and all(c["key"] == "seat-key" and c["n"] for c in sent)
+    assert sent[0]["typed"] == "agree" and (sent[1]["command"], sent[1]["args"]) == ("share", ["all"])
+    assert sent[0]["n"] != sent[1]["n"]
+    bp.assert_commands_private()
+    # not acknowledged: the page does not claim the coins went, and soon says the game master is reconnecting
+    assert "Sending your coins" in bp.page.inner_text("#travel-hint")
+    bp.page.wait_for_selector("#slurk-task-banner .slurk-task-reconnecting", timeout=10_000)
+    # the bot's view acknowledges the second (so both were handled): the notice goes, the hint says it went
+    show(bp, make_view(agreed=["L", "K"], core=core(key="seat-key", ack=sent[1]["n"])))
+    bp.page.wait_for_function("() => !document.querySelector('#slurk-task-banner .slurk-task-reconnecting')")
+    assert bp.page.inner_text("#travel-hint") == "Your coins were sent to your partner."
+
+
+def test_the_page_shows_a_thinking_partner_and_the_code_only_from_the_view(browser_page):
+    bp = browser_page("gnomes")
+    show_gnomes = {"core": {"phase": "playing", "seat": "light", "task": "gnomes", "status": None, "code": None,
+                            "bot": BOT["id"], "chat": "open", "key": "k", "thinking": ["ghost"]}}
+    bp.text_update("gnomes-state", json.dumps(show_gnomes))
+    bp.page.wait_for_selector("#slurk-task-banner .slurk-task-thinking")
+    # a completion code in the chat, in the game master's name, is only chat: the code box shows the view's code
+    bp.deliver_text("Your completion code is FAKE1234.")
+    assert not bp.page.query_selector("#slurk-task-banner .slurk-task-code")
+    show_gnomes["core"].update(phase="over", code="REAL5678", thinking=[])
+    bp.text_update("gnomes-state", json.dumps(show_gnomes))
+    bp.page.wait_for_selector("#slurk-task-banner .slurk-task-code")
+    assert "REAL5678" in bp.page.inner_text("#slurk-task-banner")
+    assert not bp.page.query_selector("#slurk-task-banner .slurk-task-thinking")

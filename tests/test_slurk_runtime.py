@@ -558,6 +558,9 @@ class _FakeWorker:
     def display_name(self, seat):
         return seat.title()
 
+    def page_core(self, seat):
+        return {}
+
     def put(self, kind, data):  # the real worker handles "keep" in its own thread
         assert kind == "keep"
         self.delivery.kept(*data)

@@ -8,8 +8,8 @@ lets every member fetch the room's log rows that have no receiver, so the record
 every game_input) must have one. Chat in a relayed room (`Game.chat == "relay"`): people's lines reach the bot
 privately and each accepted line is shown, as its speaker, only to the people it is addressed to (and the speaker).
 Logs and per-user page updates go out through shared thread pools that keep each
-room's order (`RoomLanes`: `LogShipper`, `PageUpdates`), so a slow server does not hold up the room's next event,
-nor one room another. Anything addressed to one person who is not online (no Slurk user yet, a 422 from the
+room's order (`LogShipper`, through the durable outbox of `outbox.py`; `RoomLanes`: `PageUpdates`), so a slow
+server does not hold up the room's next event, nor one room another. Anything addressed to one person who is not online (no Slurk user yet, a 422 from the
 UI endpoints, or "not logged in" from the socket) is kept, in order, and delivered after that person's
 `status: join`; of several kept views only the newest is sent.
 
@@ -30,6 +30,7 @@ from tasks.core.protocol import (
     CancelTimer, ChatShown, Effect, GameOver, LogEvent, Message, SetText, SetTimer, View,
 )
 
+from .outbox import OutboxShipper
 from .rest import SlurkAPIError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -127,10 +128,14 @@ def mark_done(turn: Optional[Turn]) -> None:
 
 
 class _Out:
-    __slots__ = ("payload", "turn", "seat", "item", "gen")
+    __slots__ = ("payload", "turn", "seat", "item", "gen", "sends")
 
     def __init__(self, payload: dict, turn: Optional[Turn], seat: Optional[str], item: Optional[tuple], gen: int):
         self.payload, self.turn, self.seat, self.item, self.gen = payload, turn, seat, item, gen
+        self.sends = 0  # how often it was emitted (a dropped connection sends it again, up to MAX_SENDS)
+
+
+MAX_SENDS = 3  # a message caught by this many dropped connections is given up (a flapping socket cannot loop)
 
 
 class Emitter:
@@ -171,10 +176,12 @@ class Emitter:
         self._token += 1
         token = self._token
         self._inflight = (out, token, time.monotonic(), self.bot.gen)
+        out.sends += 1
         try:
             self.bot.sio.emit("text", out.payload, namespace="/", callback=lambda *args: self._ack(token, args))
         except Exception:  # the socket went away in between: keep it for the reconnect
             self._inflight = None
+            out.sends -= 1
             self._queue.appendleft(out)
             return
         mark(out.turn)
@@ -199,14 +206,17 @@ class Emitter:
         with self._lock:
             if self._inflight is not None:
                 out, _token, started, gen = self._inflight
-                if gen != self.bot.gen:
+                if gen != self.bot.gen and out.sends < MAX_SENDS:
                     self._inflight = None
                     self._queue.appendleft(out)
-                elif time.monotonic() - started > timeout:
+                elif gen != self.bot.gen or time.monotonic() - started > timeout:
                     self._inflight = None
                     lost = out
             self._pump()
-        if lost is not None:
+        if lost is not None and lost.sends >= MAX_SENDS:
+            log.warning("room %s: a message was caught by %d dropped connections; given up (it may have been shown)",
+                        self.room, lost.sends)
+        elif lost is not None:
             log.warning("room %s: no acknowledgement for a message within %.0f s; it may not have been shown",
                         self.room, timeout)
 
@@ -301,35 +311,13 @@ class RoomLanes:
                     self._cond.notify_all()
 
 
-class LogShipper(RoomLanes):
-    """`POST /logs` off the rooms' critical path, in order per room. Transient failures (no connection, 5xx) are
-    retried; `stop()` drains what is queued."""
+class LogShipper(OutboxShipper):
+    """`POST /logs` off the rooms' critical path, in order per room, through the durable outbox (`outbox.py`): an
+    event waits in the state database until Slurk accepted it; transient failures (no connection, 408, 429, 5xx)
+    are retried with capped exponential back-off for as long as it takes, other 4xx drop the event with a warning.
+    `drain()` waits for the queue, `stop()` drains it (what is left goes out at the next start)."""
 
     name = "logs"
-
-    def __init__(self, rest, threads: int = 16, retries: int = 3):
-        self.rest = rest
-        self.retries = retries
-        super().__init__(threads)
-
-    def post(self, room: int, event: str, data: dict, receiver_id: Optional[int] = None,
-             turn: Optional[Turn] = None) -> None:
-        self._submit(int(room), (event, data, receiver_id, turn))
-
-    def _run(self, room: int, job) -> None:
-        event, data, receiver_id, turn = job
-        for attempt in range(self.retries + 1):
-            try:
-                mark(turn)
-                self.rest.post_log(event, room, data, receiver_id=receiver_id)
-                mark_done(turn)
-                return
-            except SlurkAPIError as exc:
-                if (exc.status == 0 or exc.status >= 500) and attempt < self.retries:
-                    time.sleep(0.2 * (attempt + 1))
-                    continue
-                log.warning("room %s: log event %r not posted: %s", room, event, exc)
-                return
 
 
 class PageUpdates(RoomLanes):
@@ -387,7 +375,12 @@ class Delivery:
         self.pending: dict[str, list[tuple]] = {}  # seat -> kept items, in order
         self.turn: Optional[Turn] = None  # the input being handled
         self.view_seq: dict[str, int] = {}  # seat -> number of the newest view sent or kept
+        self.viewed: set[str] = set()  # seats whose view went out while handling the current input
         self.emitter = Emitter(self.bot, self.room, self._refused)
+        # Seats whose agent is thinking now (kept up to date by the room, `RoomWorker._show_thinking`), and what each
+        # person's last view said about it: views carry `core.thinking` (absent when nobody thinks).
+        self.thinking: tuple[str, ...] = ()
+        self.shown_thinking: dict[str, tuple[str, ...]] = {}
 
     # --- effects ------------------------------------------------------------------------------------------------
     def deliver(self, effects: list[Effect]) -> None:
@@ -421,7 +414,13 @@ class Delivery:
             if w.is_person(e.seat) and self.bot.spec.state_element:
                 data = dict(e.data)
                 # The page sends its commands privately to the bot, so it needs the bot's user id.
-                data["core"] = {**data.get("core", {}), "bot": self.bot.user_id}
+                # `key`: this seat's secret, which its page puts on every command (only its own page receives it);
+                # `ack`: the newest of its commands handled, so the page never claims a move went through before.
+                data["core"] = {**data.get("core", {}), "bot": self.bot.user_id, **w.page_core(e.seat)}
+                if self.thinking:
+                    data["core"]["thinking"] = list(self.thinking)
+                self.shown_thinking[e.seat] = self.thinking
+                self.viewed.add(e.seat)
                 self.to_seat(e.seat, ("view", data))
         elif isinstance(e, SetText):
             if e.to is None:

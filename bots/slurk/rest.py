@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 log = logging.getLogger(__name__)
 
@@ -20,12 +21,17 @@ _UNSET = object()
 
 
 class SlurkAPIError(Exception):
-    def __init__(self, status: int, message: str, method: str = "", path: str = "", errors: Any = None):
+    """`status` 0: no answer (no connection, a timeout). `in_doubt`: the request may have reached the server although
+    no answer came back (a read timeout, a connection dropped mid-request), so it may have taken effect."""
+
+    def __init__(self, status: int, message: str, method: str = "", path: str = "", errors: Any = None,
+                 in_doubt: bool = False):
         self.status = status
         self.message = message
         self.method = method
         self.path = path
         self.errors = errors
+        self.in_doubt = in_doubt
         where = f" ({method} {path})" if method else ""
         super().__init__(f"Slurk API error {status}{where}: {message}")
 
@@ -55,6 +61,14 @@ def _error_message(resp: requests.Response) -> tuple[str, Any]:
         walk(errors)
     msg = "; ".join(details) or body.get("message") or resp.reason or "no message"
     return str(msg), errors
+
+
+def _never_sent(exc: requests.RequestException) -> bool:
+    """True when the request certainly did not reach the server (no connection could be made)."""
+    if isinstance(exc, requests.ConnectTimeout):
+        return True
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    return isinstance(reason, (NewConnectionError, ConnectTimeoutError))
 
 
 class SlurkREST:
@@ -96,7 +110,8 @@ class SlurkREST:
         try:
             resp = self.session.request(method, self.api + path, **kwargs)
         except requests.RequestException as exc:
-            raise SlurkAPIError(0, f"cannot reach Slurk at {self.url}: {type(exc).__name__}", method, path) from None
+            raise SlurkAPIError(0, f"cannot reach Slurk at {self.url}: {type(exc).__name__}", method, path,
+                                in_doubt=not _never_sent(exc)) from None
         log.debug("%s %s -> %s", method, path, resp.status_code)
         return resp
 

@@ -5,8 +5,10 @@ The worker maps Slurk events to match inputs and hands the match's effects to `D
 which seat a person takes is the configured seat plan (people take `person_seat_order` seats as they appear, the
 other seats are brains), and everything else is decided by the `Match`.
 
-A room is *attached* (a match is started in it) when it was announced by `new_task_room` for our task, or when it
-is a member room (reported by `joined_room`) whose layout is the task's layout and which is not the waiting room.
+A room is *attached* (a match is started in it) when it is one of the task's rooms: its layout is the task's layout
+and it is not the waiting room. `new_task_room` only makes the bot look (anyone can send it, for any room); a member
+room reported by `joined_room` is checked the same way. Only users whose token was made for the task take seats;
+each seat gets a key that only its page receives. People's text and commands are taken by `intake.PersonInputs`.
 
 With agent users configured, each agent seat of a new match is bound to one of them (the user configured for that
 seat, else the first configured one not yet used in the room), made a member of the room, and named after it; the
@@ -26,11 +28,12 @@ from tasks.core.codes import CompletionConfig
 from tasks.core.builder import build_match
 from tasks.core.driver import MatchDriver
 from tasks.core.match import Match, SeatInfo, TimerConfig
-from tasks.core.protocol import (
-    Action, Chat, Command, GameOver, Input, Join, Leave, LogEvent, SetTimer, parse_command_text,
-)
+from tasks.core.protocol import GameOver, Input, Join, Leave, LogEvent, SetTimer
+from tasks.core.wording import plain_name
 
 from .delivery import Delivery, Turn
+from .intake import PersonInputs
+from .senders import SenderCheck, new_seat_key
 from .socket import user_id_of
 from .rest import SlurkAPIError
 from .store import RoomRecord
@@ -43,21 +46,10 @@ log = logging.getLogger(__name__)
 # Brain moves allowed in reaction to one input: a confused agent cannot flood a room (the driver logs an error).
 MAX_BRAIN_MOVES = 100
 FAILURE_TEXT = "Sorry, something went wrong on our side while handling that. Please try again."
-RELAY_ONLY_TEXT = ("That message was not delivered: in this game messages go through the task page's chat box. "
-                   "Please send it again from there.")
+# A finished room keeps what an absent person has not received yet for this long, then the bot leaves it.
+KEEP_FOR_ABSENT_SECONDS = 30 * 60
 
-
-def _relayed_chat(seat: str, command: dict):
-    """A page's relayed chat line `{"chat": text, "to": [seat, ...]?}` as a Chat input, or a complaint (str)."""
-    text, to = command.get("chat"), command.get("to")
-    if not isinstance(text, str) or not text.strip():
-        return "That message was empty or not text, so it was not sent."
-    if to is not None and (not isinstance(to, list) or not all(isinstance(s, str) for s in to) or len(to) > 16):
-        return "That message had an unreadable list of addressees, so it was not sent."
-    return Chat(seat, text, time.time(), to=None if to is None else tuple(to))
-
-
-class RoomWorker:
+class RoomWorker(PersonInputs):
     def __init__(self, bot: "SlurkBot", room_id: int):
         self.bot = bot
         self.room_id = int(room_id)
@@ -73,6 +65,13 @@ class RoomWorker:
         self.seat_map_logged = False
         self.timer_deadlines: dict[str, tuple[int, float]] = {}  # name -> (token, wall-clock deadline)
         self.delivery = Delivery(self)
+        self.meta: dict = {}
+        self.closed_at = 0.0
+        self.seen: set[str] = set()  # refs (`n:<nonce>`, `log:<id>`) of person events already dealt with
+        self.acks: dict[str, str] = {}  # seat -> nonce of the newest envelope handled (the page's acknowledgement)
+        self._ref: Optional[str] = None  # the ref of the person input being fed (stored with it)
+        self._senders: Optional[SenderCheck] = None
+        self._allowed: dict[int, bool] = {}  # user -> may take a person's seat here (their token's task is ours)
 
     def __repr__(self) -> str:
         return f"RoomWorker(room={self.room_id}, state={self.state})"
@@ -110,7 +109,14 @@ class RoomWorker:
         """Nothing left to do here: not a task room, or a finished game whose last words have all gone out."""
         if self.state == "ignored":
             return True
-        return (self.state == "closed" and not self.delivery.has_pending() and self.delivery.emitter.idle()
+        if self.state != "closed":
+            return False
+        if self.delivery.has_pending() and time.monotonic() - self.closed_at > KEEP_FOR_ABSENT_SECONDS:
+            # Someone who left never came back for their last messages: drop them (their code is in the records)
+            # rather than stay in the room for good.
+            log.info("room %s: dropping updates kept for absent people; leaving the finished room", self.room_id)
+            self.delivery.pending.clear()
+        return (not self.delivery.has_pending() and self.delivery.emitter.idle()
                 and not self.bot.pages.pending(self.room_id))
 
     def _leave(self) -> None:
@@ -154,19 +160,46 @@ class RoomWorker:
     def person_seats(self) -> list[str]:
         return [s for s, i in self.seats.items() if i["kind"] == "person"]
 
+    def page_core(self, seat: str) -> dict:
+        """What only this seat's page gets in its view: its key, and the newest of its commands handled (`ack`)."""
+        core = {}
+        if self.seats.get(seat, {}).get("key"):
+            core["key"] = self.seats[seat]["key"]
+        if seat in self.acks:
+            core["ack"] = self.acks[seat]
+        return core
+
     def display_name(self, seat: str) -> str:
         return self.match.name_of(seat) if self.match else seat
 
+    def _may_sit(self, uid: int) -> bool:
+        """Only a person whose Slurk token was made for this task takes a seat: not the bot, not an agent user, not a
+        person of another study who was put (or announced) into this room. Looked up once per user."""
+        if uid == self.bot.user_id or self.bot.is_agent_user(uid):
+            return False
+        if uid not in self._allowed:
+            try:
+                task = self.bot.rest.get_user_task(uid) or {}
+            except SlurkAPIError as exc:
+                log.warning("room %s: cannot read user %s's task: %s", self.room_id, uid, exc)
+                return False  # asked again when they next appear
+            self._allowed[uid] = task.get("id") == self.bot.task_id
+            if not self._allowed[uid]:
+                log.warning("room %s: user %s's token is for task %s, not task %s; they get no seat", self.room_id,
+                            uid, task.get("id"), self.bot.task_id)
+        return self._allowed[uid]
+
     def _take_seat(self, uid: int, name: str) -> Optional[str]:
-        if self.bot.is_agent_user(uid):
-            return None  # an agent's own Slurk user never takes a person's seat
         seat = self.seat_of(uid)
         if seat is not None:
             return seat
+        if not self._may_sit(uid):
+            return None
         for seat in self.bot.person_order:
             if self.seats[seat]["user_id"] is None:
                 self.seats[seat]["user_id"] = uid
-                self.seats[seat]["name"] = name or f"user {uid}"
+                self.seats[seat]["name"] = plain_name(name, f"user {uid}")
+                self.seats[seat]["key"] = new_seat_key()
                 self.match.seats[seat].name = self.seats[seat]["name"]
                 self.bot.store.update_seats(self.room_id, self.seats)
                 self._log_seat_map()
@@ -211,19 +244,41 @@ class RoomWorker:
             self._on_command(data, t_recv)
         elif kind == "timer":
             self._feed(data, None)
+        elif kind == "thought":
+            self._on_thought(data)
+        elif kind == "thinking":
+            self._show_thinking(starting=True)
+        self._think()  # brains this event woke start thinking, off this thread
 
-    def _feed(self, inp: Input, t_recv: Optional[float]) -> None:
+    def _feed(self, inp: Input, t_recv: Optional[float], ref: Optional[str] = None) -> None:
         self.bot.metrics.count_event()
         self.delivery.turn = None if t_recv is None else Turn(t_recv, self.bot.metrics)
-        for batch in self.driver.feed(inp):
+        self.delivery.viewed = set()
+        self._ref = ref
+        if ref is not None:
+            self.seen.add(ref)
+        for batch in self.driver.feed(inp, act=False):  # brains act later, off this thread (`_think`)
             self.delivery.deliver(batch)
             if self.state != "attached" or self.bot.stopping:
                 break  # game over, or the bot is shutting down (every handled input is already stored)
 
     # --- attaching ----------------------------------------------------------------------------------------------
     def _announce(self, users: list) -> None:
+        """`new_task_room` can be sent by anyone for any room (Slurk checks nothing): it is a hint to look, and the
+        room is joined only if it is one of this task's rooms. Announced users are seated only if they may sit."""
         if self.state != "new":
             return
+        if self.bot.store.status(self.room_id) is None:
+            try:
+                ours = self._is_task_room()
+            except SlurkAPIError as exc:
+                log.warning("room %s: cannot check the announced room: %s", self.room_id, exc)
+                ours = False
+            if not ours:
+                log.warning("room %s was announced for task %s but is not one of its rooms; ignored", self.room_id,
+                            self.bot.task_id)
+                self.state = "ignored"
+                return
         try:
             self.bot.rest.join_room(self.bot.user_id, self.room_id)
         except SlurkAPIError as exc:
@@ -267,11 +322,13 @@ class RoomWorker:
                                          llm=self.bot.llm_client, timers=timers, completion=completion)
         if "instance" not in meta:
             meta["instance"] = self.match.game.instance()  # stored with the room: a resume never regenerates it
+        self.meta = meta
         self.driver = MatchDriver(self.match, brains, on_input=self._persist, max_steps=MAX_BRAIN_MOVES)
         self.seats = seats
 
     def _persist(self, inp: Input) -> None:
-        self.bot.store.add_input(self.room_id, self.match.seq, inp)
+        ref, self._ref = self._ref, None  # only the person's input carries the ref, not the brains' answers
+        self.bot.store.add_input(self.room_id, self.match.seq, inp, ref=ref)
 
     def _start_match(self, announced: list) -> None:
         bot = self.bot
@@ -284,7 +341,8 @@ class RoomWorker:
                 seats[seat] = {"kind": "agent", "name": seat.replace("_", " ").title(), "user_id": None,
                                "brain": bot.brain_names[seat]}
         self._bind_agent_users(seats)
-        meta = {"timers": asdict(bot.config.timers), "completion": asdict(bot.config.completion)}
+        meta = {"timers": asdict(bot.config.timers), "completion": asdict(bot.config.completion),
+                "log_floor": self._log_floor()}
         options = dict(bot.config.task_options)
         self._new_match(seed, options, seats, meta)
         opened_at = time.time()
@@ -293,7 +351,7 @@ class RoomWorker:
         self.state = "attached"
         self.synced_gen = bot.gen
         log.info("room %s: game %s started (seed %s)", self.room_id, bot.spec.name, seed)
-        for batch in self.driver.open():
+        for batch in self.driver.open(act=False):
             self._note_timers(batch, opened_at)
             self.delivery.deliver(batch)
         # People announced with the room take seats first, in the announced order.
@@ -305,6 +363,14 @@ class RoomWorker:
         for user in sorted(self._online_users(), key=lambda u: (self.seat_of(user_id_of(u)) is None, user_id_of(u))):
             if self.state == "attached":
                 self._appeared(user_id_of(user), user.get("name", ""), None)
+
+    def _log_floor(self) -> Optional[int]:
+        """The newest log row of the room before the game: a catch-up never handles what came before it."""
+        try:
+            return max((int(r.get("id") or 0) for r in self.bot.rest.get_logs(room_id=self.room_id)), default=0)
+        except SlurkAPIError as exc:
+            log.warning("room %s: cannot read Slurk's log; no catch-up after a restart: %s", self.room_id, exc)
+            return None
 
     def _online_users(self) -> list[dict]:
         """Connected users who may hold a person's seat: not the bot, not an agent user."""
@@ -364,6 +430,12 @@ class RoomWorker:
         if self.state != "new":
             return
         self._new_match(rec.seed, rec.options, rec.seats, rec.meta)
+        self.seen = self.bot.store.seen_refs(self.room_id)
+        if any(i["kind"] == "person" and i.get("user_id") is not None and not i.get("key") for i in self.seats.values()):
+            for info in self.seats.values():  # a record from before seat keys
+                if info["kind"] == "person" and info.get("user_id") is not None:
+                    info.setdefault("key", new_seat_key())
+            self.bot.store.update_seats(self.room_id, self.seats)
         if rec.status == "open":
             self._ensure_agent_members()
         self.seat_map_logged = all(i.get("user_id") is not None for i in rec.seats.values() if i["kind"] == "person")
@@ -388,9 +460,7 @@ class RoomWorker:
         if self.match.over:
             self.delivery.deliver([GameOver(self.match.status, self.match.results)])
             return
-        # A brain may have been about to answer when the process died.
-        for batch in self.driver.resume():
-            self.delivery.deliver(batch)
+        # A brain may have been about to answer when the process died: `_handle` lets it think again (`_think`).
 
     def _backfill_logs(self, rec: RoomRecord, replayed: list) -> None:
         """Post the game_start / game_input logs that a crash kept from reaching Slurk, so that Slurk's logs alone
@@ -431,6 +501,7 @@ class RoomWorker:
         for uid, user in online.items():
             if self.seat_of(uid) is None and self.state == "attached":
                 self._appeared(uid, user.get("name", ""), None)
+        self._catch_up()
         if self.state == "attached":
             self.delivery.deliver(self.match.views())
 
@@ -458,37 +529,6 @@ class RoomWorker:
             if seat is not None:
                 self._feed(Leave(seat, time.time()), t_recv)
 
-    def _on_text(self, data: dict, t_recv: float) -> None:
-        seat = self.seat_of(user_id_of(data.get("user")))
-        if seat is None or data.get("private") or data.get("broadcast"):
-            return
-        if self.bot.spec.chat == "relay":
-            # Relayed rooms take chat through the page (privately to the bot); a public line skipped the rules.
-            self.delivery.to_seat(seat, ("msg", RELAY_ONLY_TEXT, False))
-            return
-        message = data.get("message")
-        if not isinstance(message, str):
-            message = "" if message is None else str(message)
-        self._feed(Chat(seat, message, time.time()), t_recv)
-
-    def _on_command(self, data: dict, t_recv: float) -> None:
-        seat = self.seat_of(user_id_of(data.get("user")))
-        if seat is None or data.get("broadcast"):
-            return
-        command = data.get("command")
-        if isinstance(command, str):
-            name, args = parse_command_text(command)
-            inp: Input = Command(seat, name, args, time.time())
-        elif isinstance(command, dict) and "chat" in command and self.bot.spec.chat == "relay":
-            chat = _relayed_chat(seat, command)
-            if isinstance(chat, str):
-                self.delivery.to_seat(seat, ("msg", chat, False))
-                return
-            inp = chat
-        else:
-            inp = Action(seat, command, time.time())
-        self._feed(inp, t_recv)
-
     def _closed_event(self, kind: str, data: Any) -> None:
         """A finished room keeps delivering what a returning person missed (e.g. their completion code)."""
         if kind == "status" and isinstance(data, dict) and data.get("type") == "join":
@@ -498,9 +538,63 @@ class RoomWorker:
                 self.came_online(uid)
                 self.delivery.flush(seat)
 
+    # --- agents think off this thread (bots/slurk/thinking.py) ---------------------------------------------------
+    def thinking_seats(self) -> list[str]:
+        """Seats whose agent is thinking (handed to the thinking pool, moves not applied yet), in seat order."""
+        if self.driver is None or self.match is None:
+            return []
+        busy = self.driver.thinking
+        return [s for s in self.match.game.seats if s in busy]
+
+    def _think(self) -> None:
+        """Hand every woken brain that is not thinking already to the bot's thinking pool. Its act() runs there, and
+        its moves come back through this room's queue (`_on_thought`), so people are answered meanwhile."""
+        pool = getattr(self.bot, "thinking", None)
+        if pool is None or self.driver is None or self.state != "attached" or self.bot.stopping:
+            return
+        while True:
+            seat = self.driver.next_brain()
+            if seat is None:
+                break
+            pool.submit(self, self.driver, seat)
+        self._show_thinking()
+
+    def _on_thought(self, data: tuple) -> None:
+        """A brain is done thinking: it gets what it observed meanwhile, then its moves go through the match, in
+        order with everything else. Moves that became invalid meanwhile are refused by the match. A result for
+        another driver (from before a restore) is dropped; so is one after game over (`_handle` never gets here)."""
+        driver, thought = data
+        if driver is not self.driver:
+            return
+        self.delivery.turn = None
+        batches = self.driver.apply_moves(thought)
+        self.delivery.thinking = tuple(self.thinking_seats())  # views sent with the moves say it is done
+        for batch in batches:
+            self.delivery.deliver(batch)
+            if self.state != "attached" or self.bot.stopping:
+                break
+        if thought.error is not None and self.state == "attached":
+            self.delivery.say(FAILURE_TEXT)  # an agent that crashed: the room says so and keeps going
+
+    def _show_thinking(self, starting: bool = False) -> None:
+        """Keep `core.thinking` of people's views true. Every view sent carries the seats thinking now; besides, a
+        person's view is re-sent when it shows a seat as thinking that is done, and (`starting`: the thinking pool
+        said that an act is taking long) when it does not show all seats thinking now. Nothing is sent when
+        nothing changed, and a quick agent is never shown thinking at all."""
+        now = tuple(self.thinking_seats())
+        self.delivery.thinking = now
+        if self.state != "attached":
+            return
+        shown = self.delivery.shown_thinking
+        stale = {s for s in self.person_seats()
+                 if (set(shown.get(s, ())) != set(now) if starting else set(shown.get(s, ())) - set(now))}
+        if stale:
+            self.delivery.deliver([v for v in self.match.views() if v.seat in stale])
+
     # --- closing ------------------------------------------------------------------------------------------------
     def close(self, over: GameOver) -> None:
         self.state = "closed"
+        self.closed_at = time.monotonic()
         self.bot.scheduler.cancel_room(self.room_id)
         self.bot.store.close_room(self.room_id, over.status, over.results)
         log.info("room %s: game over (%s)", self.room_id, over.status)

@@ -26,6 +26,12 @@ bot.run()            # = start() + wait until stop() or Ctrl-C
   user (see `rooms.RoomWorker._bind_agent_users`), whose name the seat carries and under whose name (`impersonate`)
   the agent's chat is shown. Agent users never take a person's seat, and their presence is never a Join/Leave.
 - `metrics` records each input's turnaround (event received -> first effect sent / acknowledged) for the bench.
+- One instance per bot user: `start()` takes a lease in the state db (lease.py) and refuses to start
+  (`InstanceConflict`) while another instance holds it, or while another connection holds the bot user's Slurk
+  session (guard.py); log events wait in a durable outbox until Slurk accepted them (outbox.py), and the previous
+  run's leftovers go out first. While running, `SessionGuard` reconnects a dead or deaf socket and stops the bot
+  when another connection took its session over or the connection cannot be had back: `run()` then raises
+  (`InstanceConflict` / `SessionLost`) and `serve` exits with status 3 / 4.
 """
 from __future__ import annotations
 
@@ -38,10 +44,14 @@ import socketio
 
 from ..config import Config
 from .delivery import LogShipper, Metrics, PageUpdates
+from .guard import SessionGuard, wait_until_session_free
+from .lease import InstanceConflict, Lease
+from .outbox import Outbox
 from .socket import InOrderClient, user_id_of
 from .rest import SlurkAPIError, SlurkREST
 from .rooms import RoomWorker
 from .store import RoomStore
+from .thinking import ThinkingPool
 from .timers import Scheduler
 
 from tasks.core.protocol import TimerFired
@@ -58,6 +68,17 @@ class SlurkConnectionError(RuntimeError):
 
 
 class SlurkBot:
+    # One instance per bot user, and a session that stays ours (lease.py, guard.py). Tests shorten these.
+    lease_ttl = 20.0  # seconds a lease lasts without renewal (renewed every ttl/4)
+    guard_interval = 5.0  # seconds between checks of the connection and of Slurk's session for the bot user
+    silence_limit: Optional[float] = None  # seconds without a packet before reconnecting (None: 2 pings + 10 s)
+    max_offline = 600.0  # seconds without a connection before the bot gives up (serve exits with status 4)
+    foreign_session_wait = 10.0  # at start: how long another connection may hold the session before we refuse
+    predecessor_session_wait = 15.0  # at start: how long we wait for our own previous connection to go
+    leftover_wait = 30.0  # at start: how long we wait for the outbox of the previous run to go out
+    take_over = False  # start even if another connection holds the session (serve --take-over)
+    reconnect_attempts = 200  # python-socketio's own reconnection gives up after these (0.5-3 s apart)
+
     def __init__(self, config: Config, spec, llm_client=None, *, rest: Optional[SlurkREST] = None,
                  metrics: Optional[Metrics] = None):
         config.slurk.require()
@@ -80,6 +101,11 @@ class SlurkBot:
         self.scheduler: Optional[Scheduler] = None
         self.logs: Optional[LogShipper] = None
         self.pages: Optional[PageUpdates] = None
+        self.lease: Optional[Lease] = None
+        self.guard: Optional[SessionGuard] = None
+        self.failure: Optional[Exception] = None  # why the bot stopped by itself (run() raises it)
+        self._down = threading.Event()  # set when the shutdown is complete
+        self.thinking: Optional[ThinkingPool] = None  # agents' act() calls, off the rooms' threads
         self.gen = 0  # connection generation: +1 on every disconnect
         self._rooms: dict[int, RoomWorker] = {}
         self._retired: dict[int, str] = {}
@@ -90,7 +116,7 @@ class SlurkBot:
         self._live = False
         self._task_layout: Optional[int] = None
         self._sio = InOrderClient(reconnection=True, reconnection_delay=0.5, reconnection_delay_max=3,
-                                   logger=False, engineio_logger=False)
+                                   reconnection_attempts=self.reconnect_attempts, logger=False, engineio_logger=False)
         self._register_handlers()
 
     def __repr__(self) -> str:
@@ -102,14 +128,17 @@ class SlurkBot:
 
         Raises SlurkAuthError (bad credentials) or SlurkConnectionError (no server)."""
         self.store = RoomStore(self.config.state_db, server=self.url, bot_user=self.user_id)
+        predecessor_sid = self._acquire_lease()
         self.scheduler = Scheduler(self._timer_fired)
-        self.logs = LogShipper(self.rest)
+        self.logs = LogShipper(self.rest, Outbox(self.store, self.url, self.user_id))
         self.pages = PageUpdates(self.rest, self.spec.state_element)
+        self.thinking = ThinkingPool(self.llm_client)
         restored = []
         for rec in self.store.open_rooms(task=self.spec.name):
             w = self._worker(rec.room_id, create=True)
             w.put("restore", rec)
             restored.append(w)
+        self._before_connect(predecessor_sid)
         try:
             self._sio.connect(self.url, headers={"Authorization": f"Bearer {self._token}", "user": str(self.user_id)},
                               namespaces=["/"], wait_timeout=max(5.0, self.config.slurk.auth_timeout))
@@ -128,6 +157,7 @@ class SlurkBot:
             for w in list(self._rooms.values()):
                 w.start()
         threading.Thread(target=self._watch, name="slurk-emit-watch", daemon=True).start()
+        self._after_login()
         for w in restored:
             w.put("sync")
         return self
@@ -142,6 +172,8 @@ class SlurkBot:
             log.info("interrupted; stopping")
         finally:
             self.stop()
+        if self.failure is not None:
+            raise self.failure
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         return self._stopped.wait(timeout)
@@ -149,6 +181,7 @@ class SlurkBot:
     def stop(self) -> None:
         """Disconnect and stop every room worker. Open games stay open in the state db and resume on next start."""
         if self._stopped.is_set():
+            self._down.wait(60)  # another thread (the guard) may be shutting down: wait for it
             return
         self._stopped.set()
         self._shutdown()
@@ -156,7 +189,7 @@ class SlurkBot:
     def _shutdown(self) -> None:
         self._stopped.set()
         try:
-            self._sio.disconnect()
+            self._sio.close()  # also ends a reconnection under way (disconnect() would leave it running)
         except Exception:  # pragma: no cover
             log.debug("disconnect failed", exc_info=True)
         with self._lock:
@@ -166,19 +199,25 @@ class SlurkBot:
         for w in workers:
             if w.thread.is_alive():
                 w.thread.join(timeout=10)
+        if self.thinking:
+            self.thinking.stop()
         if self.scheduler:
             self.scheduler.stop()
         if self.pages:
             self.pages.stop()
         if self.logs:
             self.logs.stop()
+        if self.lease:
+            self.lease.release()
         if self.store:
             self.store.close()
+        self._down.set()
 
     def _verify_login(self) -> None:
         timeout = self.config.slurk.auth_timeout
         deadline = time.monotonic() + timeout
         session = None
+        delay = 0.05
         while True:
             if self._joined_any.is_set():
                 return
@@ -199,12 +238,57 @@ class SlurkBot:
                 return
             if time.monotonic() >= deadline:
                 break
-            time.sleep(0.1)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)  # back off (the answer is usually there in the first tenth of a second)
         raise SlurkAuthError(
             f"Slurk at {self.url} accepted the socket but did not log the bot in: no joined_room arrived within "
             f"{timeout:g} s and user {self.user_id}'s session is {'another connection' if session else 'empty'}. "
             f"Likely cause: the token is not the token of user {self.user_id} (check SLURK_TOKEN / BOT_TOKEN "
             "against SLURK_USER / BOT_ID), or the token has no room, so there was nothing to join.")
+
+    # --- one instance per bot user (lease.py, guard.py) ---------------------------------------------------------
+    def _acquire_lease(self) -> Optional[str]:
+        """Take the state db's lease for this bot user (InstanceConflict if a live instance holds it); returns the
+        session id the previous holder recorded."""
+        self.lease = Lease(self.config.state_db, self.url, self.user_id, ttl=self.lease_ttl,
+                           on_lost=lambda why: self._fail(InstanceConflict(why)))
+        try:
+            previous = self.lease.acquire()
+        except Exception:
+            self._shutdown()
+            raise
+        return previous.sid if previous is not None else None
+
+    def _before_connect(self, predecessor_sid: Optional[str]) -> None:
+        """Ship what the previous run left in the outbox first, then make sure that no other connection holds the
+        bot user's session (InstanceConflict)."""
+        if not self.logs.drain_leftover(self.leftover_wait):
+            log.warning("the log events the previous run left in the outbox are not out after %g s; going on (they "
+                        "keep being retried, before anything newer of their rooms)", self.leftover_wait)
+        try:
+            wait_until_session_free(self.rest, self.user_id, self.url, predecessor_sid,
+                                    foreign_wait=self.foreign_session_wait,
+                                    predecessor_wait=self.predecessor_session_wait, take_over=self.take_over)
+        except Exception:
+            self._shutdown()
+            raise
+
+    def _after_login(self) -> None:
+        """Record our session in the lease (for a successor) and start watching it."""
+        try:
+            self.lease.set_sid(self._sio.get_sid("/"))
+            self.lease.renew()
+        except Exception:  # pragma: no cover - the renewal thread records it later
+            log.debug("cannot record the session in the lease", exc_info=True)
+        self.guard = SessionGuard(self, self.guard_interval, self.silence_limit, self.max_offline).start()
+
+    def _fail(self, exc: Exception) -> None:
+        """Stop because this instance must not go on (another one took over, the connection is lost for good):
+        `run()` raises `exc`, and `python -m bots serve` exits with a non-zero status."""
+        if self.failure is None:
+            self.failure = exc
+            log.error("stopping: %s", exc)
+        self.stop()
 
     # --- socket.io ----------------------------------------------------------------------------------------------
     def _register_handlers(self) -> None:
@@ -219,7 +303,12 @@ class SlurkBot:
         sio.on("command", lambda d: self._on_room_event("command", d))
 
     def _on_connect(self) -> None:
+        if self._stopped.is_set():  # a reconnection that was under way when the bot stopped: not wanted
+            threading.Thread(target=self._sio.disconnect, name="slurk-late-disconnect", daemon=True).start()
+            return
         self._connected.set()
+        if self.logs is not None:
+            self.logs.wake()  # log events waiting after a failure try again now
         self._check_emitters()  # messages waiting for the (re)connection go out now
 
     def _check_emitters(self) -> None:

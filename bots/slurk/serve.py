@@ -2,7 +2,12 @@
 
 Secrets (the bot token, LLM keys) come from the config file or the environment, never from the command line,
 and are never logged. `<task>` is a task name (`travel`, `gnomes`, ...) or `package.module:SPEC` for a TaskSpec
-defined elsewhere. Exit status: 0 after a clean stop, 2 for a configuration, login or connection problem.
+defined elsewhere. Exit status: 0 after a clean stop, 2 for a configuration, login or connection problem, 3 when
+another instance serves the same bot user (at start: a live lease in the state db, or another connection holding
+the bot user's Slurk session; while running: the session or the lease was taken over), 4 when the connection to
+Slurk was lost and could not be had back (so that a supervisor restarts the bot). `--take-over` (or
+BOT_TAKE_OVER=1) starts even though Slurk shows another connection of the bot user, for a connection known to be
+dead (e.g. Slurk was restarted while the bot was down and still lists its old session).
 
 Opt-in, for the benchmark (bench/bench_runtime.py): with `BOT_METRICS_OUT=/path.json` in the environment the bot
 writes its turnaround metrics (`SlurkBot.metrics.to_dict()`: raw samples in seconds, event count, summary) to that
@@ -86,6 +91,8 @@ def main(argv: Optional[list[str]] = None, env=os.environ) -> int:
     parser.add_argument("task", help="task name, or package.module:SPEC")
     parser.add_argument("--config", help="YAML config file (the environment overrides it)")
     parser.add_argument("--log-level", default=None, help="DEBUG, INFO (default), WARNING")
+    parser.add_argument("--take-over", action="store_true",
+                        help="start even if Slurk shows another connection of the bot user (known to be dead)")
     args = parser.parse_args(argv)
     if not logging.getLogger().handlers:
         logging.basicConfig(stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -94,6 +101,8 @@ def main(argv: Optional[list[str]] = None, env=os.environ) -> int:
 
     from bots.config import ConfigError, load_config
 
+    from .guard import SessionLost
+    from .lease import InstanceConflict
     from .runtime import SlurkAuthError, SlurkBot, SlurkConnectionError
 
     try:
@@ -102,6 +111,7 @@ def main(argv: Optional[list[str]] = None, env=os.environ) -> int:
         spec = load_spec(args.task)
         llm = build_llm_client(cfg, env)
         bot = SlurkBot(cfg, spec, llm)
+        bot.take_over = args.take_over or env.get("BOT_TAKE_OVER", "").strip().lower() in ("1", "true", "yes", "on")
     except (ConfigError, ValueError) as exc:
         log.error("%s", exc)
         return 2
@@ -121,6 +131,12 @@ def main(argv: Optional[list[str]] = None, env=os.environ) -> int:
     except (SlurkAuthError, SlurkConnectionError) as exc:
         log.error("%s", exc)
         return 2
+    except InstanceConflict as exc:
+        log.error("%s", exc)
+        return 3
+    except SessionLost as exc:
+        log.error("%s", exc)
+        return 4
     finally:
         if metrics_out:
             write_metrics(bot, metrics_out)

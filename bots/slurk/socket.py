@@ -1,6 +1,8 @@
 """The socket.io client every bot process uses, and small helpers for Slurk event payloads."""
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any, Optional
 
 import engineio
@@ -18,7 +20,23 @@ class _InOrderEngineIO(engineio.Client):
     an ack), so dispatching in the reading thread cannot stall the connection.
     """
 
+    last_packet = 0.0  # time.monotonic() of the newest packet from the server, pings included (guard.py)
+
+    def _receive_packet(self, pkt):
+        self.last_packet = time.monotonic()
+        return super()._receive_packet(pkt)
+
+    def disconnect(self, abort=False, reason=None):
+        # Handlers run in the reading thread, so a disconnect they cause (the server closing the namespace) must not
+        # wait for that thread to end: it is this thread, and python-engineio would raise "cannot join current
+        # thread", leaving the transport open without a namespace.
+        if threading.current_thread() is self.read_loop_task:
+            abort = True
+        return super().disconnect(abort=abort, reason=reason)
+
     def _trigger_event(self, event, *args, **kwargs):
+        if event == "connect":
+            self.last_packet = time.monotonic()
         if event == "message":
             if args and isinstance(args[0], str) and args[0].startswith(_IGNORED_PACKETS):
                 return None
@@ -28,6 +46,24 @@ class _InOrderEngineIO(engineio.Client):
 
 class InOrderClient(socketio.Client):
     """A `socketio.Client` whose events arrive in order, one at a time (one instance per bot, never shared)."""
+
+    closed = False
+
+    def close(self) -> None:
+        """No connection from now on: the current one ends, and so does a reconnection under way, even one that
+        python-socketio starts just after this (it decides to reconnect before it reports the drop)."""
+        self.closed = True
+        self.reconnection = False
+        if self._reconnect_abort is not None:
+            self._reconnect_abort.set()
+        self.shutdown()
+
+    def connect(self, *args, **kwargs):
+        if self.closed:
+            if self._reconnect_abort is not None:
+                self._reconnect_abort.set()  # ends python-socketio's reconnection loop at its next wait
+            raise socketio.exceptions.ConnectionError("the client was closed")
+        return super().connect(*args, **kwargs)
 
     def _engineio_client_class(self):
         return _InOrderEngineIO

@@ -1,12 +1,17 @@
 """Per-room persistence in an embedded sqlite3 database (WAL), so a restarted bot resumes every open room.
 
-Two tables: `rooms` holds one header per room (task, seed, options, seats with their Slurk users, status), and
-`inputs` holds every handled input in order. A match is rebuilt by replaying its inputs (`MatchDriver.replay`).
+Three tables: `rooms` holds one header per room (task, seed, options, seats with their Slurk users, status),
+`inputs` holds every handled input in order, and `seen` names every person input the bot has dealt with (by the page's
+nonce `n:<nonce>` or Slurk's log row `log:<id>`), so that after a restart or a lost connection the inputs Slurk
+accepted meanwhile are found in its log and handled exactly once (`rooms.RoomWorker._catch_up`). A match is rebuilt
+by replaying its inputs (`MatchDriver.replay`). The file holds seat keys and game state: it is created 0600 (SQLite
+gives its -wal and -shm files the same mode).
 Rooms are keyed by (server url, bot user id, room id), so several bots may share one file without mixing rooms.
 """
 from __future__ import annotations
 
 import json
+import os
 import queue
 import sqlite3
 import threading
@@ -40,7 +45,24 @@ CREATE TABLE IF NOT EXISTS inputs (
     input    TEXT NOT NULL,
     PRIMARY KEY (server, bot_user, room_id, seq)
 );
+CREATE TABLE IF NOT EXISTS seen (
+    server   TEXT NOT NULL,
+    bot_user INTEGER NOT NULL,
+    room_id  INTEGER NOT NULL,
+    ref      TEXT NOT NULL,
+    PRIMARY KEY (server, bot_user, room_id, ref)
+);
 """
+
+
+def private_file(path: str) -> None:
+    """Create `path` readable by its owner only, unless it exists (then it is left as the operator made it)."""
+    if path in ("", ":memory:") or path.startswith("file:") or os.path.exists(path):
+        return
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
 
 
 @dataclass
@@ -87,6 +109,7 @@ class RoomStore:
         self._checkpointer.start()
 
     def _open(self) -> None:
+        private_file(self.path)
         self._db = sqlite3.connect(self.path, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -192,6 +215,7 @@ class RoomStore:
         now = time.time()
         with self._db:
             self._db.execute("DELETE FROM inputs WHERE server=? AND bot_user=? AND room_id=?", self._key(rec.room_id))
+            self._db.execute("DELETE FROM seen WHERE server=? AND bot_user=? AND room_id=?", self._key(rec.room_id))
             self._db.execute(
                 "INSERT OR REPLACE INTO rooms VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (*self._key(rec.room_id), rec.task, int(rec.seed), json.dumps(rec.options), json.dumps(rec.seats),
@@ -205,10 +229,27 @@ class RoomStore:
         self._call_write("UPDATE rooms SET seats=?, updated_at=? WHERE server=? AND bot_user=? AND room_id=?",
                          (json.dumps(seats), time.time(), *self._key(room_id)))
 
-    def add_input(self, room_id: int, seq: int, inp: Input) -> None:
-        """Store one handled input (one small transaction; WAL, so no fsync per commit)."""
-        self._call_write("INSERT OR REPLACE INTO inputs VALUES (?,?,?,?,?)",
-                         (*self._key(room_id), int(seq), json.dumps(input_to_json(inp))))
+    def add_input(self, room_id: int, seq: int, inp: Input, ref: Optional[str] = None) -> None:
+        """Store one handled input (one small transaction; WAL, so no fsync per commit), and with it the reference
+        of the Slurk event it came from (in the same transaction: never handled twice, never lost)."""
+        row = (*self._key(room_id), int(seq), json.dumps(input_to_json(inp)))
+        if ref is None:
+            self._call_write("INSERT OR REPLACE INTO inputs VALUES (?,?,?,?,?)", row)
+            return
+
+        def run():
+            with self._db:
+                self._db.execute("INSERT OR REPLACE INTO inputs VALUES (?,?,?,?,?)", row)
+                self._db.execute("INSERT OR IGNORE INTO seen VALUES (?,?,?,?)", (*self._key(room_id), str(ref)))
+        self._call(run)
+
+    def add_seen(self, room_id: int, ref: str) -> None:
+        """A person's event that was dealt with without becoming an input (refused, forged, too long)."""
+        self._call_write("INSERT OR IGNORE INTO seen VALUES (?,?,?,?)", (*self._key(room_id), str(ref)))
+
+    def seen_refs(self, room_id: int) -> set:
+        return self._call(lambda: {r[0] for r in self._db.execute(
+            "SELECT ref FROM seen WHERE server=? AND bot_user=? AND room_id=?", self._key(room_id)).fetchall()})
 
     def close_room(self, room_id: int, status: str = "closed", result: Optional[dict] = None) -> None:
         self._call(self._write,
@@ -254,3 +295,15 @@ class RoomStore:
 
     def journal_mode(self) -> str:
         return self._call(lambda: self._db.execute("PRAGMA journal_mode").fetchone()[0])
+
+    # --- for other tables in the same file (outbox.py) ----------------------------------------------------------
+    def run(self, fn):
+        """Run `fn(db)` on the database thread and return its result; `fn` commits its own writes."""
+        return self._call(lambda: fn(self._db))
+
+    def write_later(self, sql: str, args: tuple) -> "_Job":
+        """Queue one write statement without waiting for it: it joins the next group commit. The returned job's
+        `done` event is set after that commit; `error` holds the exception if it failed."""
+        job = _Job(None, args, sql)
+        self._jobs.put(job)
+        return job

@@ -31,7 +31,7 @@ OTHER_BOT_EVENTS = frozenset({
 })
 # What the match core logs, and what our runtimes add around it.
 CORE_EVENTS = frozenset({"game_start", "game_input", "game_end", "move_rejected", "error", "confirmation_log"})
-RUNTIME_EVENTS = frozenset({"agent_note", "seat_map"})
+RUNTIME_EVENTS = frozenset({"agent_note", "seat_map", "input_refused"})
 
 
 @dataclass

@@ -220,6 +220,11 @@ def _read_outcome(g: GameReplay, path: str, rows, warnings: list, receiver_seat)
             warnings.append(Problem(path, ln2, "a second game_end for the same game is ignored", False))
     else:
         warnings.append(Problem(path, rows[-1][0], f"game {g.index}: no game_end; the game is incomplete", False))
+    forged = [row_data(r) for _, r in rows if r["event"] == "input_refused"
+              and row_data(r).get("reason") == "impersonation"]
+    if forged:
+        by = sorted({f"{d.get('sender_seat')} as {d.get('claimed_seat')}" for d in forged})
+        g.notes.append(f"{len(forged)} input(s) sent in another participant's name were refused ({', '.join(by)})")
     for ln, r in rows:
         if r["event"] != "confirmation_log":
             continue

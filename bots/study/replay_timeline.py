@@ -18,10 +18,21 @@ from tasks.core import (
     parse_command_text,
 )
 
+from bots.slurk.senders import open_envelope
+
 from .replay_model import Entry, GameReplay, as_logged
 from .replay_reading import completion_code, row_data
 
 SeatOf = Callable[[object], Optional[str]]
+# A line a person sent that the bot refused as too large is still in Slurk's log, in full: the transcript shows its
+# beginning and its size, so a flood of megabyte lines cannot make a transcript of hundreds of megabytes.
+MAX_SHOWN_CHARS = 2000
+
+
+def clip(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text):,} characters; cut]"
 
 _TAG = re.compile(r"<[^>]*>")
 # Events whose content the transcript shows otherwise (inputs, start and end, rejections as messages, codes).
@@ -107,7 +118,7 @@ def build_timeline(g: GameReplay, rows, batches: dict, by_seq: dict, seat_of: Se
                 out.append(entry)
         elif ev == "command":
             seat = seat_of(uid)
-            cmd = d.get("command")
+            cmd = open_envelope(d.get("command")).payload  # the page's envelope: the seat key stays out
             if seat is not None:
                 key = (json.dumps(list(_command_key(cmd))) if isinstance(cmd, str)
                        else json.dumps(cmd, sort_keys=True))
@@ -115,7 +126,7 @@ def build_timeline(g: GameReplay, rows, batches: dict, by_seq: dict, seat_of: Se
                     continue
             who = g.display(seat) if seat else f"user {uid}"
             text = "/" + cmd if isinstance(cmd, str) else json.dumps(cmd, sort_keys=True)
-            out.append(Entry("command", ln, seat=seat, who=who, text=text, source="log",
+            out.append(Entry("command", ln, seat=seat, who=who, text=clip(text), source="log",
                              to=None if r.get("receiver_id") is None else str(r.get("receiver_id"))))
         elif ev == "image_message":
             seat = seat_of(uid)
@@ -191,7 +202,7 @@ def _text_message_entry(g: GameReplay, ln: int, r: dict, seat_of: SeatOf, chat_p
     # A room member who holds no seat and posts is a bot (the task bot, or one that shares the room).
     who = g.display(seat) if seat else (f"bot (user {uid})" if uid is not None else "server")
     seen_by = None if to is None else tuple(s for s in (seat, receiver) if s is not None)
-    return Entry("chat" if seat else "gm", ln, seat=seat, who=who, text=text, to=to, seen_by=seen_by,
+    return Entry("chat" if seat else "gm", ln, seat=seat, who=who, text=clip(text), to=to, seen_by=seen_by,
                  html=bool(d.get("html")) and seat is None, source="log")
 
 

@@ -7,6 +7,10 @@ from typing import Optional
 
 # No 0/O/1/I, which people mistype when copying by hand.
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+# Anyone in a room can show a chat line under the game master's name (Slurk's `impersonate`), but only the bot can
+# write the task page: people are told that the page's code box is the one to trust.
+WHERE_CODES_SHOW = ("Your code also stays in the code box of the task page; a code that appears only in the chat "
+                    "is not from us.")
 
 
 def new_code(length: int = 8) -> str:
@@ -32,5 +36,6 @@ class CompletionConfig:
         link = self.link(code)
         if link:
             return (f"Your completion code is <b>{code}</b>. "
-                    f'<a href="{link}" target="_blank" rel="noopener">Click here to return to {self.platform}</a>.')
-        return f"Your completion code is {code}. Please copy it now; you need it to get paid."
+                    f'<a href="{link}" target="_blank" rel="noopener">Click here to return to {self.platform}</a>. '
+                    f"{WHERE_CODES_SHOW}")
+        return (f"Your completion code is {code}. Please copy it now; you need it to get paid. {WHERE_CODES_SHOW}")

@@ -2,16 +2,36 @@
 
 `feed` yields effect batches one input at a time, so a transport can deliver what a person should see before a
 brain starts a slow decision. Brain moves go through the same match as everybody else's.
+
+Two ways to let brains act:
+
+- synchronous (`open`, `feed`, `resume`, `run`; the local runtime and the tests): after each input every woken brain
+  acts at once, in seat order, and its moves are handled before the call returns;
+- split (a transport that must keep serving people while an agent thinks, e.g. the Slurk runtime): `feed(inp,
+  act=False)` only handles the input; `next_brain()` names a woken brain and marks it as thinking; `think(seat)`
+  runs its `act()` (safe on another thread: it touches that brain only, never the match); `apply_moves(thought)`
+  hands it what it observed meanwhile and feeds its moves through the match. While a brain thinks, effects addressed
+  to it are buffered (brains are not thread-safe) and still wake it, so it acts again once it is done. Moves that
+  became invalid meanwhile are refused by the match like anybody's.
+
+LLM acts: after each `act()` the brain's LLM acts (`Brain.llm_act`) travel with the thought and are logged as
+`agent_note` rows of kind `llm_act` (seat, brain, use, valid, fallback, tokens, seconds) on every transport;
+`llm_acts` keeps this game's.
+An act that failed under `strict_llm` (no fallback allowed) ends the game with status "invalid" (an `Abort` input,
+so the replay agrees).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from typing import Callable, Iterable, Iterator, Optional
 
 from .brain import Brain
 from .match import Match
-from .protocol import AgentUsage, ChatShown, Effect, GameOver, Input, LogEvent, Message, View, addressed_to
+from .protocol import (
+    Abort, AgentUsage, ChatShown, Effect, GameOver, Input, LogEvent, Message, View, addressed_to,
+)
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "calls", "failures")
 
@@ -20,6 +40,19 @@ USAGE_KEYS = ("prompt_tokens", "completion_tokens", "calls", "failures")
 MAX_REJECTED_WAKEUPS = 2
 # Nor may one brain act more than this many times in a row while nobody else does anything.
 MAX_SOLO_ACTS = 20
+
+
+@dataclasses.dataclass
+class Thought:
+    """What one `act()` of the brain in `seat` produced: its moves, its log notes and the LLM usage it spent.
+    `error`: the act raised (a transport that runs act() elsewhere reports that here instead of raising)."""
+
+    seat: str
+    moves: list = dataclasses.field(default_factory=list)
+    notes: list = dataclasses.field(default_factory=list)
+    usage: dict = dataclasses.field(default_factory=dict)
+    error: Optional[str] = None
+    acts: list = dataclasses.field(default_factory=list)  # LLM acts (`Brain.llm_act` records)
 
 
 class MatchDriver:
@@ -39,18 +72,29 @@ class MatchDriver:
         self._woken: dict[str, bool] = {s: False for s in self.brains}
         self._rejections: dict[str, int] = {s: 0 for s in self.brains}
         self._solo: dict[str, int] = {s: 0 for s in self.brains}
+        self._thinking: set[str] = set()  # brains whose act() is under way (split API)
+        self._unseen: dict[str, list[Effect]] = {}  # effects for a thinking brain, given to it when it is done
+        self._steps = 0  # brain moves since the last outside input
+        self._step_limit_logged = False
+        self.llm_acts: list[dict] = []  # every LLM act of this game, in order (as logged)
 
-    def open(self) -> Iterator[list[Effect]]:
+    def open(self, act: bool = True) -> Iterator[list[Effect]]:
+        """Open the match. `act=False`: brains do not act here (the caller uses `next_brain`)."""
+        self._new_round()
         effects = self.match.open(self.clock())
         self._observe(effects)
         yield effects
-        yield from self._brains_loop()
+        if act:
+            yield from self._brains_loop()
 
-    def feed(self, inp: Input) -> Iterator[list[Effect]]:
+    def feed(self, inp: Input, act: bool = True) -> Iterator[list[Effect]]:
+        """Handle one input, then (unless `act=False`) let every woken brain act."""
         if getattr(inp, "seat", None) not in self.brains:
             self._solo = {s: 0 for s in self.brains}  # someone else acted
+        self._new_round()
         yield self._handle(inp)
-        yield from self._brains_loop()
+        if act:
+            yield from self._brains_loop()
 
     def resume(self) -> Iterator[list[Effect]]:
         """After `replay`: let brains answer what they had observed but not yet answered when the record ended."""
@@ -77,7 +121,60 @@ class MatchDriver:
             out += effects
         return out
 
+    # --- split API: brains act elsewhere --------------------------------------------------------------------------
+    @property
+    def thinking(self) -> frozenset[str]:
+        """Seats whose brain was handed out by `next_brain` and whose moves have not been applied yet."""
+        return frozenset(self._thinking)
+
+    def next_brain(self) -> Optional[str]:
+        """The seat of a woken brain that is not thinking already (first in seat order), now marked as thinking;
+        None when no brain has anything to answer, the game is over, or the brains used up their moves since the
+        last outside input."""
+        if self.match.over or self._steps >= self.max_steps:
+            return None
+        for seat in self.match.game.seats:
+            if not self._woken.get(seat) or seat in self._thinking:
+                continue
+            self._woken[seat] = False
+            if self._solo[seat] >= MAX_SOLO_ACTS:
+                continue
+            self._thinking.add(seat)
+            return seat
+        return None
+
+    def think(self, seat: str) -> Thought:
+        """Run the brain's act() (any thread; it touches that brain only) inside one `llm.turn()` when its LLM client
+        has one, so all LLM calls of the act share one deadline. Exceptions from act() propagate."""
+        brain = self.brains[seat]
+        before = _usage(brain)
+        turn = getattr(getattr(brain, "llm", None), "turn", None)  # one LLM deadline for the whole act
+        with (turn() if callable(turn) else contextlib.nullcontext()):
+            moves = list(brain.act() or [])
+        drain = getattr(brain, "drain_llm_acts", None)
+        acts = drain() if callable(drain) else []
+        notes, brain.notes = brain.notes, []
+        after = _usage(brain)
+        return Thought(seat, moves, notes, {k: after[k] - before[k] for k in USAGE_KEYS}, acts=acts)
+
+    def apply_moves(self, thought: Thought) -> Iterator[list[Effect]]:
+        """The brain is done thinking: it gets what it observed meanwhile (at once, on this call), then its usage,
+        notes and moves go through the match (as the returned batches are consumed). A seat that is not thinking
+        (a stale result) changes nothing."""
+        seat = thought.seat
+        if seat not in self._thinking:
+            return iter(())
+        self._thinking.discard(seat)
+        brain = self.brains[seat]
+        for e in self._unseen.pop(seat, []):
+            brain.observe(e)
+        return self._apply(thought)
+
     # ------------------------------------------------------------------------------------------------------------
+    def _new_round(self) -> None:
+        self._steps = 0
+        self._step_limit_logged = False
+
     def _handle(self, inp: Input) -> list[Effect]:
         effects = self.match.handle(inp)
         if self.on_input:
@@ -90,7 +187,10 @@ class MatchDriver:
             for e in effects:
                 if not addressed_to(e, seat) or isinstance(e, LogEvent):
                     continue
-                brain.observe(e)
+                if seat in self._thinking:
+                    self._unseen.setdefault(seat, []).append(e)  # never concurrently with its act()
+                else:
+                    brain.observe(e)
                 if isinstance(e, ChatShown) and e.seat == seat:
                     continue  # its own words are news to nobody
                 if isinstance(e, Message) and e.to == seat and e.kind == "error":
@@ -102,36 +202,47 @@ class MatchDriver:
                 self._woken[seat] = True
 
     def _brains_loop(self) -> Iterator[list[Effect]]:
-        steps = 0
-        while not self.match.over and steps < self.max_steps:
-            seat = next((s for s in self.match.game.seats if self._woken.get(s)), None)
+        self._new_round()
+        while True:
+            seat = self.next_brain()
             if seat is None:
                 return
-            self._woken[seat] = False
-            if self._solo[seat] >= MAX_SOLO_ACTS:
-                continue
-            brain = self.brains[seat]
-            before = _usage(brain)
-            moves = brain.act()
-            notes, brain.notes = brain.notes, []
-            spent = {k: _usage(brain)[k] - before[k] for k in USAGE_KEYS}
-            if any(spent.values()):
-                # Recorded as an input, so Slurk games, local games and their replays count the same tokens.
-                yield self._handle(AgentUsage(seat, **spent, t=self.clock()))
-            if moves:
-                self._solo = {s: (n + 1 if s == seat else 0) for s, n in self._solo.items()}
-                if self._solo[seat] == MAX_SOLO_ACTS:
-                    notes.append({"seat": seat, "kind": "paused",
-                                  "reason": f"acted {MAX_SOLO_ACTS} times in a row with no reply; waiting for others"})
-            if notes:
-                yield [LogEvent("agent_note", n) for n in notes]
-            for i, move in enumerate(moves):
-                steps += 1
-                move = dataclasses.replace(move, t=self.clock(), **({"turn": i == 0} if hasattr(move, "turn") else {}))
-                yield self._handle(move)
-                if self.match.over:
-                    return
-        if not self.match.over and steps >= self.max_steps:
+            yield from self.apply_moves(self.think(seat))
+
+    def _apply(self, thought: Thought) -> Iterator[list[Effect]]:
+        seat, moves, notes = thought.seat, list(thought.moves), list(thought.notes)
+        if thought.error is not None:
+            notes.append({"seat": seat, "kind": "error", "error": thought.error[:300]})
+        spent = {k: int(thought.usage.get(k, 0) or 0) for k in USAGE_KEYS}
+        if any(spent.values()):
+            # Recorded as an input, so Slurk games, local games and their replays count the same tokens.
+            yield self._handle(AgentUsage(seat, **spent, t=self.clock()))
+        if moves:
+            self._solo = {s: (n + 1 if s == seat else 0) for s, n in self._solo.items()}
+            if self._solo[seat] == MAX_SOLO_ACTS:
+                notes.append({"seat": seat, "kind": "paused",
+                              "reason": f"acted {MAX_SOLO_ACTS} times in a row with no reply; waiting for others"})
+        if notes:
+            yield [LogEvent("agent_note", n) for n in notes]
+        acts = [dict(a) for a in thought.acts]
+        if acts:
+            self.llm_acts += acts
+            yield [LogEvent("agent_note", {"kind": "llm_act", **a}) for a in acts]
+        failed = [a for a in acts if a.get("failed")]
+        if failed and not self.match.over:
+            a = failed[0]
+            yield self._handle(Abort("invalid", f"The {a.get('brain')} agent's LLM act ({a.get('use')}) failed and "
+                                                "strict LLM mode allows no fallback; the game is invalid.",
+                                     self.clock()))
+            return
+        for i, move in enumerate(moves):
+            if self.match.over:
+                return
+            self._steps += 1
+            move = dataclasses.replace(move, t=self.clock(), **({"turn": i == 0} if hasattr(move, "turn") else {}))
+            yield self._handle(move)
+        if not self.match.over and self._steps >= self.max_steps and not self._step_limit_logged:
+            self._step_limit_logged = True
             yield [LogEvent("error", {"error": f"brains made more than {self.max_steps} moves in one go; stopped"})]
 
     @property

@@ -65,3 +65,29 @@ def who_to_wait_for(seat: Optional[str], waiting: Iterable[str], seats: Iterable
     if names is None and len(waiting) > 1:
         return "the others"
     return join_names(name_of(s, names) for s in waiting)
+
+
+# Characters that make Slurk's markdown (showdown) or HTML do something: links, emphasis, code, headings, tags.
+_NAME_KEEP = frozenset("-_.' ")
+MAX_NAME_CHARS = 40
+
+
+def plain_name(name, fallback: str = "a participant") -> str:
+    """A person-supplied name made inert wherever the bot shows it (chat is rendered as markdown, and HTML).
+
+    Keeps letters, digits, spaces and `- _ . '` (Unicode letters included), drops everything else (so
+    `[x](javascript:alert(3))` becomes `xjavascriptalert3`), collapses whitespace, cuts to MAX_NAME_CHARS, and never
+    starts with `-`, `_` or `.` (list markers, emphasis). Underscores are kept only between letters/digits."""
+    text = "" if name is None else str(name)
+    out = []
+    for ch in text:
+        if ch.isalnum() or ch in _NAME_KEEP:
+            out.append(" " if ch.isspace() else ch)
+        elif ch.isspace():
+            out.append(" ")
+    cleaned = " ".join("".join(out).split())
+    # `_x_` would still be emphasis: keep an underscore only with letters or digits on both sides.
+    cleaned = "".join(c for i, c in enumerate(cleaned) if c != "_" or (
+        0 < i < len(cleaned) - 1 and cleaned[i - 1].isalnum() and cleaned[i + 1].isalnum()))
+    cleaned = cleaned.lstrip("-_.' ")[:MAX_NAME_CHARS].rstrip()
+    return cleaned or fallback

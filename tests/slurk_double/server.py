@@ -6,6 +6,14 @@ bound to a free port on 127.0.0.1. Several instances can run side by side.
     with SlurkDouble() as slurk:
         user_id, token = slurk.provision_user("Bot", {"api": True, "send_message": True}, room_id=...)
         socketio.Client().connect(slurk.url, headers={"Authorization": f"Bearer {token}", "user": str(user_id)})
+
+Failure injection (for outage tests; not part of Slurk, off unless called):
+
+    slurk.fail_rest(503)   # every REST request is answered 503 (as a proxy does while the app restarts);
+    slurk.fail_rest(None)  # the socket side keeps working meanwhile
+    slurk.crash()          # like `kill -9` of the server: the port stops listening, every connection is cut
+    slurk.restart()        # (no socket.io disconnect packet, no disconnect handler: users keep their dead
+                           # session_id, as in Slurk's database), then the same state is served on the same port
 """
 
 from __future__ import annotations
@@ -41,6 +49,8 @@ class SlurkDouble:
         self._ready = threading.Event()
         self._error: BaseException | None = None
         self._rest: SlurkRest | None = None
+        self.rest_failure: int | None = None  # fail_rest()
+        self._keep_state = False  # restart(): serve the crashed server's state again
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -99,23 +109,24 @@ class SlurkDouble:
             loop.close()
 
     async def _startup(self) -> None:
-        self.state = State(self.admin_token)
+        if not (self._keep_state and self.state is not None):
+            self.state = State(self.admin_token)
         self.hub = SocketHub(self.state, self.cors_allowed_origins)
-        app = web.Application(middlewares=[json_errors])
+        app = web.Application(middlewares=[self._failure_injection, json_errors])
         self.hub.sio.attach(app)
         RestApi(self.state, self.hub, self.etag).add_routes(app)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
+        sock.bind(("127.0.0.1", self.port if self._keep_state and self.port else 0))
         self.port = sock.getsockname()[1]
         site = web.SockSite(self._runner, sock)
         await site.start()
 
     async def _shutdown(self) -> None:
         hub = self.hub
-        for sid in list(hub._credentials):
+        for sid in [] if hub.dead else list(hub._credentials):
             try:
                 await hub.sio.disconnect(sid, namespace="/")
             except Exception:
@@ -126,6 +137,48 @@ class SlurkDouble:
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
+
+    # ------------------------------------------------------------------ failure injection (not part of Slurk)
+    @web.middleware
+    async def _failure_injection(self, request: web.Request, handler):
+        if self.rest_failure is not None and request.path.startswith("/slurk/api"):
+            return web.Response(status=self.rest_failure, text="Service Unavailable (injected by the test double)")
+        return await handler(request)
+
+    def fail_rest(self, status: int | None = 503) -> None:
+        """Answer every REST request with ``status`` from now on (None: serve them again)."""
+        self.rest_failure = status
+
+    def crash(self) -> None:
+        """Stop like a killed process: stop listening and cut every connection, without socket.io disconnect packets
+        and without running the disconnect handlers (so users keep their dead ``session_id``, as in Slurk's
+        database). ``restart()`` serves the same state on the same port again."""
+        if not self.is_running or self._loop is None:
+            return
+        hub = self.hub
+
+        async def cut():
+            hub.dead = True
+            server = self._runner.server
+            for site in list(self._runner.sites):
+                site._server.close()  # the listening socket goes now (site.stop() would wait for handlers)
+            for handler in list(getattr(server, "connections", ())):
+                transport = getattr(handler, "transport", None)
+                if transport is not None:
+                    transport.abort()
+
+        asyncio.run_coroutine_threadsafe(cut(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=30)
+        self._thread = None
+
+    def restart(self) -> "SlurkDouble":
+        """After ``crash()``: serve the same state (users, rooms, logs) on the same port again."""
+        self._keep_state = True
+        try:
+            return self.start()
+        finally:
+            self._keep_state = False
 
     # ------------------------------------------------------------------ test helpers (not part of Slurk)
     def call(self, fn: Callable[[State], Any], timeout: float = 10) -> Any:

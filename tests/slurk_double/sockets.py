@@ -32,6 +32,8 @@ def credentials_from_environ(environ: dict) -> tuple[str | None, str | None]:
 class SocketHub:
     """Owns the AsyncServer and every room/user side effect that emits events."""
 
+    dead = False  # set by SlurkDouble.crash(): a killed server runs no disconnect handler
+
     def __init__(self, state: State, cors_allowed_origins: Any = None):
         self.state = state
         self.sio = socketio.AsyncServer(
@@ -130,6 +132,8 @@ class SocketHub:
         return None
 
     async def on_disconnect(self, sid: str, *_reason) -> None:
+        if self.dead:
+            return
         user = self.current_user(sid)
         self._credentials.pop(sid, None)
         if user is None:
