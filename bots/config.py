@@ -16,6 +16,7 @@ concierge:                       # the waiting-room bot (bots.study.concierge)
   token: ...                     # better: CONCIERGE_TOKEN
   user_id: 4                     # CONCIERGE_USER
   waiting_timeout: 600           # WAITING_TIMEOUT (also accepted as timers.waiting_timeout)
+  rooms_per_minute: 30           # CONCIERGE_ROOMS_PER_MINUTE: at most this many rooms created in any minute
 agents: {b: toy}                 # seat -> brain, for seats not taken by people (default: TaskSpec.default_brains)
 person_seats: 1                  # people per room (default: every seat)
 timers: {join_timeout: 300, inactivity: 300, inactivity_warning: 60, partner_left_grace: 120}
@@ -27,7 +28,8 @@ task_options: {}                 # passed to the Game
 
 Environment names. Ours: `SLURK_URL`, `SLURK_TOKEN`, `SLURK_USER`, `SLURK_TASK_ID`, `SLURK_WAITING_ROOM`, `SLURK_ETAG`,
 `BOT_STATE_DB`, `BOT_PERSON_SEATS`, `BOT_AGENTS` (`seat=brain,seat=brain`), `AGENT_USERS` (`seat:user_id,...`; `=` works
-too), `SLURK_ADMIN_TOKEN`, `CONCIERGE_TOKEN`, `CONCIERGE_USER`, `WAITING_TIMEOUT`. slurk-bots' drop-in names: `BOT_TOKEN`,
+too), `SLURK_ADMIN_TOKEN`, `CONCIERGE_TOKEN`, `CONCIERGE_USER`, `WAITING_TIMEOUT`,
+`CONCIERGE_ROOMS_PER_MINUTE`. slurk-bots' drop-in names: `BOT_TOKEN`,
 `BOT_ID`, `SLURK_HOST` (+ `SLURK_PORT`), `TASK_ID`, `WAITING_ROOM`. Precedence: file < slurk-bots names < our names.
 Secrets are never part of a repr or an error message.
 """
@@ -46,9 +48,10 @@ from tasks.core.match import TimerConfig
 
 DEFAULT_STATE_DB = "./bot-state.sqlite3"
 DEFAULT_WAITING_TIMEOUT = 600.0
+DEFAULT_ROOMS_PER_MINUTE = 30
 SECTIONS = ("slurk", "agents", "person_seats", "timers", "completion", "llm", "state_db", "task_options",
             "agent_users", "concierge")
-CONCIERGE_KEYS = ("token", "user_id", "waiting_timeout", "agent_users")
+CONCIERGE_KEYS = ("token", "user_id", "waiting_timeout", "agent_users", "rooms_per_minute")
 ETAG_MODES = ("auto", "on", "off")
 _SECRET_WORDS = ("token", "key", "secret", "password")
 
@@ -108,10 +111,11 @@ class ConciergeSettings:
     token: Optional[str] = field(default=None, repr=False)
     user_id: Optional[int] = None
     waiting_timeout: float = DEFAULT_WAITING_TIMEOUT
+    rooms_per_minute: int = DEFAULT_ROOMS_PER_MINUTE  # cap on the rooms the concierge creates per minute
 
     def __repr__(self) -> str:
         return (f"ConciergeSettings(token={_mask(self.token)!r}, user_id={self.user_id!r}, "
-                f"waiting_timeout={self.waiting_timeout!r})")
+                f"waiting_timeout={self.waiting_timeout!r}, rooms_per_minute={self.rooms_per_minute!r})")
 
 
 @dataclass
@@ -343,6 +347,12 @@ def _concierge(section: dict, waiting: Any, env: Mapping[str, str]) -> Concierge
             raise ConfigError(f"{what} must be a number of seconds; got {w!r}.") from None
         if c.waiting_timeout <= 0:
             raise ConfigError(f"{what} must be more than 0 seconds; got {w!r}.")
+    rpm = _int(env.get("CONCIERGE_ROOMS_PER_MINUTE") or section.get("rooms_per_minute"),
+               "CONCIERGE_ROOMS_PER_MINUTE / concierge.rooms_per_minute")
+    if rpm is not None:
+        if rpm < 1:
+            raise ConfigError(f"CONCIERGE_ROOMS_PER_MINUTE / concierge.rooms_per_minute must be 1 or more; got {rpm}.")
+        c.rooms_per_minute = rpm
     return c
 
 

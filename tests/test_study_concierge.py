@@ -331,7 +331,7 @@ def test_the_concierge_has_its_own_socket_per_instance():
     assert "t'" not in repr(a) and "***" in repr(a)
 
 
-def test_names_are_html_escaped_in_the_greeting(slurk_double, tmp_path, stop_later):
+def test_names_are_made_inert_in_the_greeting(slurk_double, tmp_path, stop_later):
     from tests.conftest import SlurkServer
 
     srv = SlurkServer(slurk_double.url, slurk_double.admin_token, etag=False, is_real=False, double=slurk_double)
@@ -341,7 +341,9 @@ def test_names_are_html_escaped_in_the_greeting(slurk_double, tmp_path, stop_lat
     mallory = study.person('<img src=x onerror="alert(1)">')
     stop_later(mallory.connect(study.waiting_room).rec)
     msg = mallory.private("welcome")["message"]
-    assert "<img" not in msg and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in msg
+    # html and markdown are dropped from the name (tasks.core.wording.plain_name), not just escaped
+    assert "<img" not in msg and "onerror=" not in msg and "&lt;" not in msg
+    assert "Hello <b>img srcx onerroralert1</b>, welcome!" in msg
 
 
 def test_study_settings_come_from_the_config_file_and_the_environment(tmp_path):

@@ -1,20 +1,41 @@
 """`./run_bot.sh concierge [--config FILE]`: the waiting-room bot that pairs people into task rooms.
 
 Environment (as written by `setup` into bot.env): SLURK_URL, CONCIERGE_TOKEN, CONCIERGE_USER, WAITING_ROOM,
-optionally TASK_ID and AGENT_USERS (`seat:user_id,...`: agent users added to each new room of TASK_ID, so the task
-bot can show the agent under a human-looking name), WAITING_TIMEOUT (seconds, default 600), and the completion
-settings of the config file (completion.platform / url_template, for the Prolific link).
+optionally TASK_ID (the only task it pairs people for; without it, any task a person's token names) and AGENT_USERS
+(`seat:user_id,...`: agent users added to each new room of TASK_ID, so the task bot can show the agent under a
+human-looking name), WAITING_TIMEOUT (seconds, default 600), CONCIERGE_ROOMS_PER_MINUTE (default 30), and the
+completion settings of the config file (completion.platform / url_template, for the Prolific link).
 
 What it does (slurk-protocol.md §2.5 and §4):
-  * every person who arrives in the waiting room (`status: join`) is greeted privately and queued by the task of
-    their token (`GET /users/{id}/task` -> task id, num_users, layout id); users without a task (bots) are ignored;
-  * when a task has `num_users` people waiting (checked to be still online): `POST /rooms {layout_id}`, then for each
-    person `POST /users/{u}/rooms/{new}` and `DELETE /users/{u}/rooms/{waiting}` (with the user's fresh ETag), then
-    `room_created {room, task}` so the task bot joins via `new_task_room`; agent users are added afterwards;
+  * every person who arrives in its waiting room (`status: join`) is greeted privately and queued by the task of
+    their token, as the server reports it (`GET /users/{id}/task` -> task id, num_users, layout id); users without a
+    task (bots), and people of a task it was not configured for, are not paired;
+  * when a task has `num_users` people waiting (checked to be still online): `POST /rooms {layout_id}`, then every
+    person is added (`POST /users/{u}/rooms/{new}`); only when all of them are in, they are taken out of the waiting
+    room (`DELETE /users/{u}/rooms/{waiting}`, with the user's fresh ETag) and the room is announced with
+    `room_created {room, task}`, so the task bot joins via `new_task_room`; agent users are added afterwards;
   * a person still waiting after `waiting_timeout` seconds (counted from their first arrival, so a page reload does
     not restart the clock) gets a completion code: logged as `confirmation_log {status_txt: no_partner,
     confirmation_token}` for them, and sent privately with a polite note (and the Prolific link when configured);
   * people who leave the waiting room are forgotten (their place in the queue and their timer).
+
+What it does not trust: `room_created` can be emitted by anyone in Slurk (no login or permission check), so a
+`new_task_room` it did not cause is only logged, never acted on; it serves only its own waiting room and the task it
+was configured for, and it reads people's tasks from the server. Names people chose at login are shown through
+`plain_name` (chat is rendered as markdown and HTML).
+
+When Slurk fails (it is down, restarting, or answers errors):
+  * every failed step is retried after an exponential back-off (RETRY_BASE doubling up to RETRY_CAP seconds, with a
+    seeded jitter), at most `retry_limit` times in a row; a group that cannot be placed keeps its place in the queue
+    and never loops without waiting (the people's waiting timeout ends it at the latest);
+  * it creates at most `rooms_per_minute` rooms in any minute;
+  * its socket reconnects with python-socketio's back-off (0.5 s doubling to RECONNECT_DELAY_MAX), at most
+    RECONNECT_LIMIT times; then it stops with an error (exit code 1), so that a supervisor or the researcher notices;
+  * a room it created but could not fill is given up: everyone the server may have put into it is taken out again
+    and put back on the waiting-room page, and the room is made read-only (Slurk has no room state beyond that) and
+    never used again (`dead_rooms`); a person whose move failed with a server error is first re-added to the waiting
+    room as a probe before another room is made for them (a session Slurk lost in a restart fails the probe, not a
+    new room).
 
 Socket events are received in order and handled one at a time by a worker thread (timers feed the same queue), so
 the state never sees a leave before the join that preceded it. A failure while handling one person or one group is
@@ -23,10 +44,12 @@ logged and never stops the others.
 from __future__ import annotations
 
 import argparse
+import collections
 import html
 import logging
 import os
 import queue
+import random
 import signal
 import sys
 import threading
@@ -36,16 +59,23 @@ from typing import Any, Callable, Mapping, Optional
 
 import socketio
 
-from bots.config import ConfigError
+from bots.config import DEFAULT_ROOMS_PER_MINUTE, ConfigError
 from bots.slurk.rest import SlurkAPIError, SlurkREST
 from bots.slurk.socket import InOrderClient, user_id_of
 from tasks.core.codes import CompletionConfig, new_code
+from tasks.core.wording import plain_name
 
 from .provision import DEFAULT_WAITING_TIMEOUT, read_study_config
 
 log = logging.getLogger("bots.concierge")
 
-RETRY_SECONDS = 5.0  # after a failed room creation
+RETRY_BASE = 1.0     # seconds before the first retry of a failed step
+RETRY_CAP = 30.0     # the longest wait between two tries
+RETRY_JITTER = 0.2   # each wait is scaled by a factor in [1 - j, 1 + j] (then capped)
+RETRY_LIMIT = 100    # failed tries of one step in a row before it is given up (until something new triggers it)
+WINDOW = 60.0        # seconds of the rooms-per-minute cap
+RECONNECT_DELAY_MAX = 5.0  # the socket reconnects after 0.5, 1, 2, 4, 5, 5, ... s (python-socketio, +-0.5 s)
+RECONNECT_LIMIT = 720      # reconnection attempts (about an hour) before the concierge stops with an error
 
 
 class ConciergeAuthError(RuntimeError):
@@ -117,6 +147,33 @@ class ManualTimers:
         return sum(self.fire(k) for k in keys)
 
 
+class Backoff:
+    """Waits before retry number `attempt` (0-based): base * 2**attempt, capped at `cap`, scaled by a jitter factor
+    in [1 - jitter, 1 + jitter] drawn from a random.Random seeded with `seed` (the same seed gives the same waits),
+    then capped again."""
+
+    def __init__(self, base: float = RETRY_BASE, cap: float = RETRY_CAP, jitter: float = RETRY_JITTER,
+                 seed: Any = 0):
+        if base <= 0 or cap < base:
+            raise ValueError("back-off needs 0 < base <= cap")
+        if not 0 <= jitter < 1:
+            raise ValueError("jitter must be in [0, 1)")
+        self.base, self.cap, self.jitter = float(base), float(cap), float(jitter)
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+
+    def delay(self, attempt: int) -> float:
+        raw = min(self.cap, self.base * 2.0 ** min(max(0, int(attempt)), 62))
+        with self._lock:
+            r = self._rng.random()
+        return min(self.cap, raw * (1.0 - self.jitter + 2.0 * self.jitter * r))
+
+
+def shown_name(name: Any) -> str:
+    """A person's login name as the concierge writes it into an html message: inert markdown, escaped html."""
+    return html.escape(plain_name(name), quote=False)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 
 
@@ -136,7 +193,9 @@ class Concierge:
                  completion: Optional[CompletionConfig] = None, task_id: Optional[int] = None,
                  agent_users: Optional[Mapping[str, int]] = None, timers=None,
                  code_source: Callable[[], str] = new_code, clock: Callable[[], float] = time.monotonic,
-                 auth_timeout: float = 5.0, emit_timeout: float = 10.0):
+                 auth_timeout: float = 5.0, emit_timeout: float = 10.0,
+                 rooms_per_minute: int = DEFAULT_ROOMS_PER_MINUTE, retry_base: float = RETRY_BASE,
+                 retry_cap: float = RETRY_CAP, retry_limit: int = RETRY_LIMIT, seed: Any = None):
         self.url = url.rstrip("/")
         self.user_id = int(user_id)
         self.waiting_room = int(waiting_room)
@@ -151,6 +210,11 @@ class Concierge:
         self.clock = clock
         self.auth_timeout = auth_timeout
         self.emit_timeout = emit_timeout
+        if int(rooms_per_minute) < 1:
+            raise ValueError("rooms_per_minute must be 1 or more")
+        self.rooms_per_minute = int(rooms_per_minute)
+        self.retry_limit = max(1, int(retry_limit))
+        self.backoff = Backoff(retry_base, retry_cap, seed=self.user_id if seed is None else seed)
 
         self._lock = threading.RLock()
         self.queues: dict[int, list[int]] = {}        # task id -> waiting user ids, first come first
@@ -158,8 +222,13 @@ class Concierge:
         self.first_seen: dict[int, float] = {}        # user id -> clock() at first arrival
         self.compensated: dict[int, str] = {}         # user id -> completion code (no partner)
         self.placed: dict[int, int] = {}              # user id -> task room they were moved to
-        self.rooms: dict[int, dict] = {}              # task room -> {task, users}
-        self._tasks: dict[int, dict] = {}             # task id -> task row (cache)
+        self.rooms: dict[int, dict] = {}              # task room in use -> {task, users}
+        self.dead_rooms: dict[int, dict] = {}         # rooms it created and gave up -> {task, left_in, read_only}
+        self.suspects: set[int] = set()               # people whose last move failed with a server error
+        self.stats: collections.Counter = collections.Counter()  # rooms_created, rooms_given_up, retries, ...
+        self._created: collections.deque = collections.deque()  # clock() of each room created in the last WINDOW
+        self._tries: dict[tuple, int] = {}            # retry key -> failed tries in a row
+        self._group_waits: set[int] = set()           # tasks whose grouping waits for a retry timer
         self._timer_gen = 0
         self._events: "queue.Queue[tuple]" = queue.Queue()
         self._worker = threading.Thread(target=self._loop, name="concierge", daemon=True)
@@ -167,12 +236,16 @@ class Concierge:
         self._connected = threading.Event()
         self._stopped = threading.Event()
         self._gen = 0
-        self._sio = InOrderClient(reconnection=True, reconnection_delay=0.5, reconnection_delay_max=3,
+        self.failed: Optional[str] = None  # why the concierge stopped on its own
+        self._sio = InOrderClient(reconnection=True, reconnection_delay=0.5,
+                                   reconnection_delay_max=RECONNECT_DELAY_MAX, reconnection_attempts=RECONNECT_LIMIT,
                                    logger=False, engineio_logger=False)
         self._sio.on("connect", self._on_connect)
         self._sio.on("disconnect", self._on_disconnect)
         self._sio.on("joined_room", self._on_joined_room)
         self._sio.on("status", self._on_status)
+        self._sio.on("new_task_room", self._on_new_task_room)
+        self._sio.on("__disconnect_final", self._on_reconnect_given_up)  # python-socketio: reconnection ended
 
     def __repr__(self) -> str:
         return f"Concierge(url={self.url!r}, user_id={self.user_id}, waiting_room={self.waiting_room}, token='***')"
@@ -191,7 +264,9 @@ class Concierge:
         except Exception:
             self.stop()
             raise
-        log.info("concierge logged in to %s as user %s; waiting room %s", self.url, self.user_id, self.waiting_room)
+        log.info("concierge logged in to %s as user %s; waiting room %s; %s", self.url, self.user_id,
+                 self.waiting_room, f"task {self.task_id}" if self.task_id is not None else
+                 "any task (no TASK_ID configured)")
         return self
 
     def _verify_login(self) -> None:
@@ -273,21 +348,25 @@ class Concierge:
         if not self._stopped.is_set():
             log.warning("socket disconnected (%s); reconnecting", reason)
 
+    def _on_reconnect_given_up(self, *_args) -> None:
+        if self._stopped.is_set():
+            return
+        self.failed = (f"Slurk at {self.url} could not be reached again after {RECONNECT_LIMIT} reconnection "
+                       "attempts; the concierge stops")
+        log.error("%s", self.failed)
+        threading.Thread(target=self.stop, name="concierge-stop", daemon=True).start()
+
     def _on_joined_room(self, data) -> None:
-        try:
-            room = int(data["room"])
-        except (KeyError, TypeError, ValueError):
+        room = _room_of(data)
+        if room is None:
             return
         if room == self.waiting_room:
             self._joined.set()
             self._events.put(("sweep",))
 
     def _on_status(self, data) -> None:
-        if not isinstance(data, dict):
-            return
-        try:
-            room = int(data.get("room"))
-        except (TypeError, ValueError):
+        room = _room_of(data)
+        if room is None:
             return
         uid = user_id_of(data.get("user"))
         if room != self.waiting_room or uid is None or uid == self.user_id:
@@ -297,6 +376,12 @@ class Concierge:
             self._events.put(("join", uid, name))
         elif data.get("type") == "leave":
             self._events.put(("leave", uid))
+
+    def _on_new_task_room(self, data) -> None:
+        """Anyone can make Slurk send this (`room_created` is unauthenticated): a hint, logged, never acted on."""
+        room = _room_of(data)
+        if room is not None:
+            self._events.put(("announced", room, data.get("task")))
 
     # --- the worker ---------------------------------------------------------------------------------------------
     def _loop(self) -> None:
@@ -312,13 +397,40 @@ class Concierge:
             finally:
                 self._events.task_done()
 
+    # --- retries: every failed step waits (exponential back-off with jitter) and is tried a limited number of times
+    def _retry(self, key: tuple, event: tuple, why: str) -> bool:
+        """Schedule `event` after the back-off for the next try of `key`. False (nothing scheduled) once `key` has
+        failed `retry_limit` times in a row; the count starts again from zero then."""
+        with self._lock:
+            n = self._tries.get(key, 0) + 1
+            if n > self.retry_limit:
+                self._tries.pop(key, None)
+                give_up = True
+            else:
+                self._tries[key] = n
+                give_up = False
+        if give_up:
+            log.error("%s; given up after %d tries", why, self.retry_limit)
+            self.stats["given_up"] += 1
+            return False
+        delay = self.backoff.delay(n - 1)
+        self.stats["retries"] += 1
+        log.warning("%s; try %d of %d in %.1f s", why, n + 1, self.retry_limit + 1, delay)
+        self.timers.set(key, delay, lambda e=event: self._events.put(e))
+        return True
+
+    def _succeeded(self, key: tuple) -> None:
+        with self._lock:
+            self._tries.pop(key, None)
+
     def _handle_sweep(self) -> None:
         """After (re)connecting: pick up people who are waiting, forget those who left meanwhile."""
         try:
             online = {user_id_of(u): u for u in self.rest.get_room_users(self.waiting_room)}
         except SlurkAPIError as exc:
-            log.error("cannot list the waiting room %s: %s", self.waiting_room, exc)
+            self._retry(("sweep",), ("sweep",), f"cannot list the waiting room {self.waiting_room}: {exc}")
             return
+        self._succeeded(("sweep",))
         online.pop(self.user_id, None)
         with self._lock:
             gone = [u for u in self.people if u not in online]
@@ -328,10 +440,12 @@ class Concierge:
             if uid is not None:
                 self._handle_join(uid, user.get("name") or f"user {uid}", sweep=True)
 
-    def _handle_join(self, uid: int, name: str, sweep: bool = False) -> None:
+    def _handle_join(self, uid: int, name: str, sweep: bool = False, retry: bool = False) -> None:
         with self._lock:
             if uid in self.people:
-                return
+                return  # (a join caused by our own re-add to the waiting room does not shorten a back-off)
+            if retry and ("join", uid) not in self._tries:
+                return  # they left while the retry was pending
             code = self.compensated.get(uid)
             placed = self.placed.get(uid)
         if code is not None:
@@ -339,9 +453,19 @@ class Concierge:
             return
         if placed is not None:
             return  # moved already; a stale join
-        task = self._task_of(uid)
+        try:
+            task = self._task_of(uid)
+        except SlurkAPIError as exc:
+            self._retry(("join", uid), ("join", uid, name, False, True), f"cannot read the task of user {uid}: {exc}")
+            return
+        self._succeeded(("join", uid))
         if task is None:
             return  # a bot, or a token without a task: not ours to pair
+        if self.task_id is not None and int(task["id"]) != self.task_id:
+            self.stats["not_ours"] += 1
+            log.warning("user %s has a token of task %s; this concierge pairs people for task %s only: not paired",
+                        uid, task["id"], self.task_id)
+            return
         num = int(task.get("num_users") or 0)
         if num < 1:
             log.warning("task %s has num_users %s; user %s is not paired", task.get("id"), num, uid)
@@ -351,7 +475,7 @@ class Concierge:
                 return
             w = Waiting(uid, name, int(task["id"]), num, int(task["layout_id"]), 0)
             self._enqueue(w)
-        log.info("user %s (%s) waits for task %s (%d of %d)", uid, name, w.task_id,
+        log.info("user %s (%r) waits for task %s (%d of %d)", uid, plain_name(name), w.task_id,
                  len(self.waiting(w.task_id)), num)
         self._send(uid, self._greeting(name, num))
         self._group(w.task_id)
@@ -375,14 +499,22 @@ class Concierge:
 
     def _handle_leave(self, uid: int) -> None:
         with self._lock:
+            self._tries.pop(("join", uid), None)
+        self.timers.cancel(("join", uid))
+        self._forget(uid)
+
+    def _forget(self, uid: int) -> bool:
+        with self._lock:
             w = self.people.pop(uid, None)
+            self.suspects.discard(uid)
             if w is None:
-                return
+                return False
             q = self.queues.get(w.task_id, [])
             if uid in q:
                 q.remove(uid)
         self.timers.cancel(("wait", uid))
         log.info("user %s left the waiting room; forgotten", uid)
+        return True
 
     def _handle_timeout(self, uid: int, gen: int) -> None:
         with self._lock:
@@ -391,21 +523,48 @@ class Concierge:
                 return
             self.queues[w.task_id].remove(uid)
             del self.people[uid]
+            self.suspects.discard(uid)
             code = self.code_source()
             self.compensated[uid] = code
         log.info("user %s waited too long for task %s: no partner; code sent", uid, w.task_id)
+        self._handle_code(uid, code)
+        self._send(uid, self._no_partner_text(w.name, code))
+
+    def _handle_code(self, uid: int, code: str) -> None:
+        """Log a no-partner completion code in Slurk (where `logs download` finds it), retried while Slurk fails."""
         try:
             self.rest.post_log("confirmation_log", self.waiting_room,
                                {"status_txt": "no_partner", "confirmation_token": code}, receiver_id=uid)
         except SlurkAPIError as exc:
-            log.error("could not log the completion code of user %s: %s", uid, exc)
-        self._send(uid, self._no_partner_text(w.name, code))
+            if not self._retry(("code", uid), ("code", uid, code),
+                               f"could not log the completion code of user {uid}: {exc}"):
+                log.error("the no-partner completion code of user %s is not in Slurk's logs: %s (pay it by hand)",
+                          uid, code)
+            return
+        self._succeeded(("code", uid))
 
     def _handle_retry(self, task_id: int) -> None:
+        with self._lock:
+            self._group_waits.discard(task_id)
         self._group(task_id)
+
+    def _handle_announced(self, room: int, task: Any) -> None:
+        with self._lock:
+            ours = room in self.rooms or room in self.dead_rooms
+        if ours:
+            return
+        self.stats["ignored_announcements"] += 1
+        if room == self.waiting_room:
+            log.warning("someone announced the waiting room %s as a room of task %r (room_created is open to "
+                        "everyone); ignored", room, task)
+        else:
+            log.info("room %s was announced for task %r, but this concierge did not create it; ignored", room, task)
 
     # --- grouping -----------------------------------------------------------------------------------------------
     def _group(self, task_id: int) -> None:
+        with self._lock:
+            if task_id in self._group_waits:
+                return  # a retry is scheduled: arrivals do not bypass the back-off
         while True:
             with self._lock:
                 q = self.queues.get(task_id, [])
@@ -417,85 +576,234 @@ class Concierge:
                 group = q[:num]
                 del q[:num]
                 members = [self.people[u] for u in group]
-            online, offline = self._still_here(members)
-            if offline:
-                with self._lock:
-                    for w in offline:
-                        self.people.pop(w.user_id, None)
-                    self.queues.setdefault(task_id, [])[0:0] = [w.user_id for w in online]
-                for w in offline:
-                    self.timers.cancel(("wait", w.user_id))
-                    log.info("user %s is no longer online; forgotten", w.user_id)
-                continue
-            if not self._open_room(members):
-                with self._lock:
-                    self.queues.setdefault(task_id, [])[0:0] = [w.user_id for w in members]
-                self.timers.set(("retry", task_id), RETRY_SECONDS,
-                                lambda t=task_id: self._events.put(("retry", t)))
+            try:
+                again = self._place(task_id, members)
+            except Exception:  # a bug or an odd answer: the group keeps its place and is retried later
+                log.exception("placing users %s of task %s failed", group, task_id)
+                self._put_back(task_id, members)
+                self._retry_group(task_id, f"placing users {group} failed")
+                return
+            if not again:
                 return
 
-    def _still_here(self, members: list[Waiting]) -> tuple[list[Waiting], list[Waiting]]:
+    def _place(self, task_id: int, members: list[Waiting]) -> bool:
+        """Try to give `members` (taken from the queue) a room. True: look at the queue again at once (somebody
+        left it, or the room is made); False: stop (they are back in the queue and a retry is scheduled)."""
+        group = [w.user_id for w in members]
+        online, offline, failed = self._still_here(members)
+        if failed:
+            self._put_back(task_id, members)
+            self._retry_group(task_id, f"cannot check whether users {group} are still online")
+            return False
+        if offline:
+            for w in offline:
+                self._forget(w.user_id)
+                log.info("user %s is no longer online; forgotten", w.user_id)
+            self._put_back(task_id, online)
+            return True
+        gone, ok = self._probe(members)
+        if gone:
+            for w in gone:
+                self._forget(w.user_id)
+            self._put_back(task_id, [w for w in members if w not in gone])
+            return True
+        if not ok:
+            self._put_back(task_id, members)
+            self._retry_group(task_id, f"users {group} cannot be moved yet; no room is made for them")
+            return False
+        wait = self._room_budget()
+        if wait > 0:
+            self._put_back(task_id, members)
+            self.stats["deferred"] += 1
+            log.warning("%d rooms were created in the last minute (the cap); users %s wait %.1f s more",
+                        self.rooms_per_minute, group, wait)
+            self._wait_group(task_id, wait)
+            return False
+        if not self._open_room(members):
+            self._put_back(task_id, members)
+            self._retry_group(task_id, f"no room for users {group} of task {task_id}")
+            return False
+        self._succeeded(("retry", task_id))
+        return True
+
+    def _put_back(self, task_id: int, members: list[Waiting]) -> None:
+        """Back to the front of the queue, in their order (those who are still waiting)."""
+        with self._lock:
+            back = [w.user_id for w in members if w.user_id in self.people]
+            q = self.queues.setdefault(task_id, [])
+            q[0:0] = [u for u in back if u not in q]
+
+    def _wait_group(self, task_id: int, seconds: float) -> None:
+        with self._lock:
+            self._group_waits.add(task_id)
+        self.timers.set(("retry", task_id), seconds, lambda t=task_id: self._events.put(("retry", t)))
+
+    def _retry_group(self, task_id: int, why: str) -> None:
+        with self._lock:
+            self._group_waits.add(task_id)
+        if not self._retry(("retry", task_id), ("retry", task_id), why):
+            with self._lock:
+                self._group_waits.discard(task_id)  # the next arrival or reconnection tries again
+
+    def _room_budget(self) -> float:
+        """0 when a room may be created now, else the seconds until the rooms-per-minute cap allows one."""
+        now = self.clock()
+        while self._created and now - self._created[0] >= WINDOW:
+            self._created.popleft()
+        if len(self._created) < self.rooms_per_minute:
+            return 0.0
+        return max(0.01, WINDOW - (now - self._created[0]))
+
+    def _still_here(self, members: list[Waiting]) -> tuple[list[Waiting], list[Waiting], bool]:
+        """(online, offline, failed): failed when the server could not tell."""
         online, offline = [], []
         for w in members:
             try:
-                user = self.rest.get_user(w.user_id)
-                here = user.get("session_id") is not None
+                here = self.rest.get_user(w.user_id).get("session_id") is not None
             except SlurkAPIError as exc:
-                here = exc.status != 404
+                if exc.status != 404:
+                    log.error("cannot read user %s: %s", w.user_id, exc)
+                    return online, offline, True
+                here = False
             (online if here else offline).append(w)
-        return online, offline
+        return online, offline, False
+
+    def _probe(self, members: list[Waiting]) -> tuple[list[Waiting], bool]:
+        """People whose last move failed with a server error are added to the waiting room again (they are in it
+        already; Slurk only re-sends them its page) before a room is made for them: a user Slurk cannot move (e.g. a
+        session it lost in a restart) fails here instead of in a new room. Returns (gone, all passed)."""
+        gone: list[Waiting] = []
+        for w in members:
+            if w.user_id not in self.suspects:
+                continue
+            try:
+                self.rest.join_room(w.user_id, self.waiting_room)
+            except SlurkAPIError as exc:
+                if _user_missing(exc):
+                    gone.append(w)
+                    continue
+                log.warning("user %s still cannot be moved: %s", w.user_id, exc)
+                return gone, False
+            with self._lock:
+                self.suspects.discard(w.user_id)
+        return gone, True
 
     def _open_room(self, members: list[Waiting]) -> bool:
+        """Create a room and move everyone into it; all or nobody (a room that cannot be filled is given up)."""
         task_id, layout_id = members[0].task_id, members[0].layout_id
         try:
             room = int(self.rest.create_room(layout_id)["id"])
-        except SlurkAPIError as exc:
-            log.error("could not create a room for task %s (users %s): %s; retrying in %gs", task_id,
-                      [w.user_id for w in members], exc, RETRY_SECONDS)
+        except (SlurkAPIError, KeyError, TypeError, ValueError) as exc:
+            log.error("could not create a room for task %s (users %s): %s", task_id, [w.user_id for w in members],
+                      exc)
             return False
-        moved = []
+        self._created.append(self.clock())
+        self.stats["rooms_created"] += 1
+        touched: list[Waiting] = []  # people the server may have put into the room (a failed add can still add)
+        for w in members:
+            touched.append(w)
+            try:
+                self.rest.join_room(w.user_id, room)
+            except SlurkAPIError as exc:
+                log.error("room %s: could not add user %s: %s; the room is given up", room, w.user_id, exc)
+                if _user_missing(exc):
+                    self._forget(w.user_id)
+                elif exc.status == 0 or exc.status >= 500:
+                    with self._lock:
+                        self.suspects.add(w.user_id)
+                self._give_up_room(room, task_id, touched)
+                return False
         for w in members:
             self.timers.cancel(("wait", w.user_id))
             with self._lock:
                 self.people.pop(w.user_id, None)
+                self.suspects.discard(w.user_id)
                 self.placed[w.user_id] = room
-            try:
-                self.rest.join_room(w.user_id, room)
-            except SlurkAPIError as exc:
-                # This person stays in the waiting room, first in line, with the rest of their waiting time.
-                log.error("room %s: could not add user %s: %s; they keep waiting", room, w.user_id, exc)
-                with self._lock:
-                    self.placed.pop(w.user_id, None)
-                if exc.status != 404:
-                    self._enqueue(w, front=True)
-                continue
-            moved.append(w)
+        with self._lock:
+            self.rooms[room] = {"task": task_id, "users": [w.user_id for w in members]}
+        for w in members:
             try:
                 self.rest.leave_room(w.user_id, self.waiting_room)
             except SlurkAPIError as exc:
+                # They are in both rooms; their page shows the task room (the last joined_room).
                 log.error("could not take user %s out of the waiting room: %s", w.user_id, exc)
-        with self._lock:
-            self.rooms[room] = {"task": task_id, "users": [w.user_id for w in moved]}
-        if not moved:
-            return True
-        ack = self._call("room_created", {"room": room, "task": task_id})
-        if not ack or ack[0] is not True:
-            log.error("room %s: room_created was not acknowledged (%s); the task bot may not join", room, ack)
+        self._handle_announce(room, task_id)
         if self.agent_users and (self.task_id is None or self.task_id == task_id):
             for seat, agent in self.agent_users.items():
                 try:
                     self.rest.join_room(agent, room)
                 except SlurkAPIError as exc:
                     log.error("room %s: could not add the agent user %s (seat %s): %s", room, agent, seat, exc)
-        log.info("room %s created for task %s with users %s", room, task_id, [w.user_id for w in moved])
+        log.info("room %s created for task %s with users %s", room, task_id, [w.user_id for w in members])
         return True
 
+    def _handle_announce(self, room: int, task_id: int) -> None:
+        ack = self._call("room_created", {"room": room, "task": task_id})
+        if ack and ack[0] is True:
+            self._succeeded(("announce", room))
+            return
+        if ack is None:  # not connected, or no answer: the task bot may not know the room yet
+            self._retry(("announce", room), ("announce", room, task_id),
+                        f"room {room}: room_created was not acknowledged")
+            return
+        log.error("room %s: room_created was refused (%s); the task bot may not join", room, ack)
+
+    def _give_up_room(self, room: int, task_id: int, touched: list[Waiting]) -> None:
+        """A room that could not be filled: take out whoever the server may have added, put them back on the
+        waiting-room page, make the room read-only, and never use it again."""
+        self.stats["rooms_given_up"] += 1
+        with self._lock:
+            self.dead_rooms[room] = {"task": task_id, "left_in": {w.user_id for w in touched}, "read_only": False}
+        self._handle_cleanup(room)
+        for w in touched:
+            # Their page may show the new room (and, after `left_room`, "Disconnected!"): `joined_room` of the
+            # waiting room brings the waiting-room page back. It is also a probe of whether Slurk can move them.
+            if w.user_id in self.people:
+                try:
+                    self.rest.join_room(w.user_id, self.waiting_room)
+                except SlurkAPIError as exc:
+                    if not _user_missing(exc):
+                        with self._lock:
+                            self.suspects.add(w.user_id)
+                else:
+                    with self._lock:
+                        self.suspects.discard(w.user_id)
+
+    def _handle_cleanup(self, room: int) -> None:
+        with self._lock:
+            dead = self.dead_rooms.get(room)
+            left_in = sorted(dead["left_in"]) if dead else []
+        if dead is None:
+            return
+        for uid in left_in:
+            try:
+                self.rest.leave_room(uid, room)
+            except SlurkAPIError as exc:
+                if not _user_missing(exc):
+                    continue
+            with self._lock:
+                dead["left_in"].discard(uid)
+        if not dead["read_only"]:
+            try:
+                self.rest.update_room(room, read_only=True)
+                dead["read_only"] = True
+            except SlurkAPIError as exc:
+                log.warning("room %s: could not make it read-only: %s", room, exc)
+        if dead["left_in"] or not dead["read_only"]:
+            self._retry(("cleanup", room), ("cleanup", room),
+                        f"room {room} (given up) is not cleaned up yet (still in it: {sorted(dead['left_in'])})")
+        else:
+            self._succeeded(("cleanup", room))
+
     def _task_of(self, uid: int) -> Optional[dict]:
+        """The task of the user's token as the server reports it; None for no task or no such user. Raises
+        SlurkAPIError when the server cannot tell."""
         try:
             task = self.rest.get_user_task(uid)
         except SlurkAPIError as exc:
-            log.error("cannot read the task of user %s: %s", uid, exc)
-            return None
+            if exc.status == 404:
+                return None
+            raise
         if not task or task.get("id") is None or task.get("layout_id") is None:
             return None
         return task
@@ -504,13 +812,13 @@ class Concierge:
     def _greeting(self, name: str, num: int) -> str:
         minutes = max(1, round(self.waiting_timeout / 60))
         partner = "a partner" if num == 2 else ("your game" if num == 1 else "your partners")
-        return (f"Hello <b>{html.escape(name)}</b>, welcome! Please wait here while we prepare {partner}; you will "
+        return (f"Hello <b>{shown_name(name)}</b>, welcome! Please wait here while we prepare {partner}; you will "
                 f"be moved to your game room automatically. If nothing happens within {minutes} minute"
                 f"{'s' if minutes != 1 else ''}, you will get a completion code here, so that you are paid for "
                 "your time. Please keep this page open.")
 
     def _no_partner_text(self, name: str, code: str) -> str:
-        return (f"Sorry, {html.escape(name)}: no partner arrived in time, so the game cannot start. Thank you very "
+        return (f"Sorry, {shown_name(name)}: no partner arrived in time, so the game cannot start. Thank you very "
                 f"much for waiting! {self.completion.message(code)}")
 
     def _send(self, uid: int, message: str) -> bool:
@@ -545,6 +853,11 @@ class Concierge:
         return result
 
 
+def _user_missing(exc: SlurkAPIError) -> bool:
+    """A 404 about the user (not about the room)."""
+    return exc.status == 404 and "user" in str(exc.errors or exc.message).lower()
+
+
 # ----------------------------------------------------------------------------------------------------------------
 
 
@@ -562,8 +875,8 @@ def build_concierge(config_path: Optional[str] = None, env: Mapping[str, str] = 
         raise ConfigError("Cannot start the concierge: missing " + "; ".join(missing) + ".")
     options = dict(etag=cfg.slurk.etag, waiting_timeout=study.waiting_timeout, completion=cfg.completion,
                    task_id=cfg.slurk.task_id, agent_users=study.agent_users, auth_timeout=cfg.slurk.auth_timeout,
-                   emit_timeout=cfg.slurk.emit_timeout)
-    options.update(kw)  # tests: timers, code_source, clock, ...
+                   emit_timeout=cfg.slurk.emit_timeout, rooms_per_minute=cfg.concierge.rooms_per_minute)
+    options.update(kw)  # tests: timers, code_source, clock, retry_base, ...
     return Concierge(cfg.slurk.url, study.concierge_token, study.concierge_user, cfg.slurk.waiting_room, **options)
 
 
@@ -588,7 +901,15 @@ def main(argv: Optional[list[str]] = None, env: Mapping[str, str] = os.environ) 
     except (ConciergeAuthError, ConnectionError) as exc:
         log.error("%s", exc)
         return 2
-    return 0
+    return 1 if bot.failed else 0
+
+
+def _room_of(data) -> Optional[int]:
+    """The room id of a Slurk event payload, or None when it has none."""
+    try:
+        return int(data["room"])
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 if __name__ == "__main__":  # pragma: no cover

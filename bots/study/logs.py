@@ -6,6 +6,7 @@ The task's rooms are the rooms with the task's layout (`GET /tasks/T` -> layout_
 any other room that has a `game_start` row and a member whose token belongs to task T (e.g. a room created with
 another layout). Rooms without any log row are reported, not written. Completion codes handed out in the waiting
 room (people who found no partner) are collected into `<out>/waiting_room_codes.csv`, since they have to be paid too.
+Every file is created with mode 0600 (logs hold completion codes and everything people wrote), new folders 0700.
 
 T is the Slurk task id (or its name, when exactly one task has it). The admin token comes from SLURK_ADMIN_TOKEN or
 slurk.admin_token in --config, the server from SLURK_URL or slurk.url.
@@ -25,7 +26,7 @@ from typing import Callable, Mapping, Optional
 from bots.config import ConfigError
 from bots.slurk.rest import SlurkAPIError, SlurkREST
 
-from .provision import read_study_config, report_error, write_text
+from .provision import make_private_dir, read_study_config, report_error, write_private
 
 
 @dataclass
@@ -95,7 +96,7 @@ def download_task_logs(rest: SlurkREST, task: dict, out: str) -> DownloadReport:
         users = {int(u) for x in logs[room] for u in (x.get("user_id"), x.get("receiver_id")) if u is not None}
         if any(task_of(u) == task_id for u in sorted(users)):
             found.append((room, "game_start"))
-    os.makedirs(out, exist_ok=True)
+    make_private_dir(out)
     for room, how in sorted(found):
         rows = logs[room] if room in logs else rest.get_logs(room_id=room)
         rows = sorted(rows, key=lambda x: x.get("id", 0))
@@ -103,10 +104,16 @@ def download_task_logs(rest: SlurkREST, task: dict, out: str) -> DownloadReport:
             report.empty.append(room)
             continue
         path = os.path.join(out, f"{room}.jsonl")
-        write_text(path, "".join(json.dumps(r) + "\n" for r in rows))
+        write_private(path, "".join(json.dumps(r) + "\n" for r in rows))
         report.rooms.append(RoomLog(room, len(rows), path, how, Counter(r.get("event") for r in rows)))
     _waiting_room_codes(rest, task_id, out, report)
     return report
+
+
+def spreadsheet_safe(text) -> str:
+    """A person-supplied cell that a spreadsheet would run as a formula (=, +, -, @, tab, CR) gets a leading '."""
+    text = "" if text is None else str(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _waiting_room_codes(rest: SlurkREST, task_id: int, out: str, report: DownloadReport) -> None:
@@ -127,7 +134,7 @@ def _waiting_room_codes(rest: SlurkREST, task_id: int, out: str, report: Downloa
                     name = rest.get_user(uid).get("name", "")
                 except SlurkAPIError:
                     pass
-            rows.append({"room": room, "user_id": uid, "name": name, "status": d.get("status_txt", ""),
+            rows.append({"room": room, "user_id": uid, "name": spreadsheet_safe(name), "status": d.get("status_txt", ""),
                          "code": d.get("confirmation_token") or d.get("amt_token") or d.get("token") or "",
                          "date": x.get("date_created", ""), "log_id": x.get("id")})
     if not rows:
@@ -137,7 +144,7 @@ def _waiting_room_codes(rest: SlurkREST, task_id: int, out: str, report: Downloa
     w.writeheader()
     w.writerows(rows)
     report.codes_csv = os.path.join(out, "waiting_room_codes.csv")
-    write_text(report.codes_csv, buf.getvalue())
+    write_private(report.codes_csv, buf.getvalue())
     report.waiting_codes = len(rows)
 
 

@@ -14,6 +14,7 @@ matplotlib.use("Agg")
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from .provision import make_private_dir, private_file  # noqa: E402
 from .replay_model import GameReplay, agent_groups  # noqa: E402
 
 COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac", "#eeca3b"]
@@ -67,7 +68,8 @@ def _save(fig: Figure, path: str, title: str = "") -> str:
         fig.tight_layout(rect=(0, 0, 1, 0.96))
     else:
         fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    with private_file(path, "wb") as fh:  # mode 0600 like the other replay outputs
+        fig.savefig(fh, dpi=100, format="png")
     return path
 
 
@@ -176,7 +178,7 @@ def plot_status_by_agents(games: list[GameReplay], path: str, title: str = "") -
 def write_plots(games: list[GameReplay], out_dir: str) -> list[str]:
     """status.png across all games; per task (file names prefixed with "<task>-" when there are several tasks):
     metrics.png, and with several agent pairs by_agents.png and status_by_agents.png."""
-    os.makedirs(out_dir, exist_ok=True)
+    make_private_dir(out_dir)
     paths = [plot_status(games, os.path.join(out_dir, "status.png"))]
     tasks: dict[str, list[GameReplay]] = {}
     for g in games:

@@ -19,13 +19,14 @@ Environment (wins over the file): `SLURK_ADMIN_TOKEN`, `CONCIERGE_TOKEN`, `CONCI
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import IO, Iterator, Mapping, Optional
 from urllib.parse import quote
 
 from bots.config import DEFAULT_WAITING_TIMEOUT, Config, ConfigError, load_config
@@ -143,14 +144,37 @@ def participant_name(seed: str, index: int, reserved: int = 0) -> str:
 # Files
 
 
-def write_private(path: str, text: str) -> None:
-    """Write a file that holds secrets: mode 0600 from the start, replaced atomically."""
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)  # mkstemp creates it with mode 0600
+def make_private_dir(path: str) -> str:
+    """Create the folder `path` and its missing parents with mode 0700 (only the owner can list or open what is in
+    it). Folders that exist already are left as they are. Returns the absolute path."""
+    path = os.path.abspath(path)
+    missing = []
+    p = path
+    while not os.path.isdir(p):
+        missing.append(p)
+        parent = os.path.dirname(p)
+        if parent == p:
+            break
+        p = parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, 0o700)
+        except FileExistsError:
+            if not os.path.isdir(d):
+                raise
+    return path
+
+
+@contextlib.contextmanager
+def private_file(path: str, mode: str = "w", **kwargs) -> Iterator[IO]:
+    """Open a file that holds tokens, completion codes or game records for writing: it is a temporary file created
+    with mode 0600 (before any content is written; `tempfile.mkstemp`), renamed over `path` when the block ends
+    (so a file that was readable by others before is replaced, not reused). Missing folders are made 0700."""
+    d = make_private_dir(os.path.dirname(os.path.abspath(path)))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, mode, **kwargs) as fh:
+            yield fh
         os.chmod(tmp, 0o600)
         os.replace(tmp, path)
     except BaseException:
@@ -159,17 +183,16 @@ def write_private(path: str, text: str) -> None:
         except OSError:
             pass
         raise
-    os.chmod(path, 0o600)
 
 
-def write_text(path: str, text: str) -> None:
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+def write_private(path: str, text: str) -> None:
+    """Write a text file that holds secrets: mode 0600 from the start, replaced atomically."""
+    with private_file(path, "w", encoding="utf-8", newline="") as fh:
         fh.write(text)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+
+
+# Every file the study tools write holds tokens, codes or game records: there is no world-readable variant.
+write_text = write_private
 
 
 def read_env_file(path: str) -> dict[str, str]:

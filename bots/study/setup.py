@@ -14,8 +14,9 @@ Creates (or, on a re-run with the same study name, reuses) on the server:
     task = the task.
 
 Writes `<out>/<study>/participants.csv` (login links, and the Prolific study URL when completion.platform is set),
-`<out>/<study>/bot.env` (the bots' environment; it holds the bot tokens, so mode 0600) and `<out>/<study>/study.json`
-(the ids of everything created). A re-run checks every recorded object on the server, re-creates what is gone, and
+`<out>/<study>/bot.env` (the bots' environment with the bot tokens) and `<out>/<study>/study.json` (the ids of
+everything created, and the participant tokens). All three are created with mode 0600, and the folders it creates
+with 0700. (setup does not create the task bot's state database; the bot does, bots.slurk.store.) A re-run checks every recorded object on the server, re-creates what is gone, and
 only adds the missing participant tokens. `--dry-run` prints the plan and makes no write request.
 
 The admin token comes from SLURK_ADMIN_TOKEN or slurk.admin_token in --config; the server from SLURK_URL or
@@ -42,7 +43,6 @@ from bots.slurk.rest import SlurkAPIError, SlurkREST
 from .provision import (
     AGENT_PERMISSIONS, BOT_PERMISSIONS, StudyConfig, person_permissions, agent_names, format_agent_users, login_link,
     participant_name, prolific_link, read_env_file, read_json, read_study_config, report_error, write_private,
-    write_text,
 )
 
 log = logging.getLogger("bots.setup")
@@ -455,7 +455,7 @@ class Provisioner:
         w.writeheader()
         w.writerows(self.result.participants)
         path = os.path.join(self.folder, PARTICIPANTS_CSV)
-        write_text(path, buf.getvalue())
+        write_private(path, buf.getvalue())  # login tokens: mode 0600
         self.result.files["participants"] = path
 
     def env_lines(self) -> list[str]:

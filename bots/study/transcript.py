@@ -7,13 +7,13 @@ allow-list sanitiser, so a tampered log cannot put scripts into a researcher's b
 from __future__ import annotations
 
 import html
-import importlib
 import json
 from html.parser import HTMLParser
 from typing import Callable, Optional
 
 from tasks import get_task
 
+from .provision import write_private
 from .replay_model import Entry, GameReplay
 from .replay_timeline import timeline_for
 
@@ -255,6 +255,5 @@ def transcript_html(g: GameReplay, seat: Optional[str] = None) -> str:
 
 
 def write_transcript(g: GameReplay, path: str, seat: Optional[str] = None) -> str:
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(transcript_html(g, seat))
+    write_private(path, transcript_html(g, seat))  # completion codes and everything people wrote: mode 0600
     return path
