@@ -7,6 +7,7 @@ import importlib
 TASKS = {
     "travel": "tasks.travel.spec",
     "gnomes": "tasks.gnomes.spec",
+    "assignment": "tasks.assignment.spec",
 }
 
 

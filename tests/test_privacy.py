@@ -139,6 +139,34 @@ def test_gnomes_leaks_nothing(slurk_server, tmp_path):
         finish(bot)
 
 
+def test_assignment_leaks_nothing(slurk_server, tmp_path):
+    """Two people play DialOp Assignment (a typed value, a proposal rejected by a page action, a typed counter
+    proposal accepted); neither can read the other's table or scale, even with the pooled table shown at the end."""
+    srv = slurk_server
+    spec = get_task("assignment")
+    bot, room, people = _room_with_two(srv, spec, tmp_path)
+    try:
+        one, two = people["player1"], people["player2"]
+        v = one.view()
+        r, p = next((r, p) for r in range(8) for p in range(8) if v["table"][r][p] is not None)
+        one.say(f"{v['reviewers'][r]} on {v['papers'][p]} is {v['table'][r][p]} for me")  # one cell may be seen
+        plain = ", ".join(f"{v['papers'][i]}={v['reviewers'][i]}" for i in range(8))
+        assert one.send({"command": "propose", "args": [plain]}) is True
+        two.view(lambda w: w["must_respond"])
+        assert two.send({"command": "reject", "args": []}) is True
+        shifted = ", ".join(f"{v['papers'][(i + 1) % 8]}={v['reviewers'][i]}" for i in range(8))
+        assert two.send("propose " + shifted) is True
+        one.view(lambda w: w["must_respond"])
+        assert one.send("accept") is True
+        for person in people.values():
+            person.view(lambda w: w["core"]["phase"] == "over")
+        wait_logs(srv, room, "game_end")
+        assert _leak_report(srv, spec, room, people) == {"player1": [], "player2": []}
+        assert not one.rec.of("command", lambda d: d["user"]["id"] == two.id)
+    finally:
+        finish(bot)
+
+
 def test_relayed_three_seat_room(slurk_server, tmp_path):
     """A relayed room: each user's line reaches only the assistant (an agent seat); the assistant addresses one
     user or both; both users must accept its proposal; no user can read the other's free slots."""

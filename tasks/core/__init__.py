@@ -7,6 +7,7 @@ from .game import Context, Game, esc
 from .match import Match, SeatInfo, TimerConfig
 from .mechanisms import (
     ChatTurns, CommitReveal, Phases, Proposal, ProposalCycle, RuleError, SubmitGate, TurnBudget, TurnOrder,
+    WordBudget,
 )
 from . import wording
 from .results import RESULT_KEYS, complete_results, schema_problems

@@ -13,6 +13,7 @@ Overview (details in each class):
   TurnOrder      strict alternation of moves.       ChatTurns  strict alternation of talk, with halt by agreement.
   Phases         named phases repeated for a number of rounds ("negotiate", "move") x k.
   TurnBudget     turns per seat against a limit.
+  WordBudget     chat words against a dialogue-wide limit, with a forced final proposal (DialOp PSP).
 """
 from __future__ import annotations
 
@@ -496,3 +497,44 @@ class TurnBudget:
 
     def exhausted(self) -> bool:
         return self.limit is not None and all(u >= self.limit for u in self.used.values())
+
+
+class WordBudget:
+    """A dialogue-wide budget of chat words (DialOp's prompted self-play: the human dialogue's length), shared by
+    every seat, with a forced final proposal.
+
+    `spend(text)` counts a chat line's words (a line longer than what is left is refused) (whitespace-separated) against the budget; once fewer than
+    `final_at` words are left the budget is `final`: further chat is refused ("make your best final proposal
+    now"), and the game treats the next proposal as the final one (DialOp accepts it automatically). `limit`
+    None: no budget (never final). Words spent before the budget was set (a replayed prefix) count too.
+    """
+
+    FINAL_TEXT = "You must make your best final proposal now."
+
+    def __init__(self, limit: Optional[int], final_at: int = 25):
+        if limit is not None and limit < 0:
+            raise ValueError("limit must be >= 0 or None")
+        self.limit = limit
+        self.final_at = final_at
+        self.used = 0
+
+    @staticmethod
+    def count(text: str) -> int:
+        return len((text or "").split())
+
+    def left(self) -> Optional[int]:
+        return None if self.limit is None else self.limit - self.used
+
+    @property
+    def final(self) -> bool:
+        return self.limit is not None and self.limit - self.used < self.final_at
+
+    def spend(self, text: str) -> int:
+        """Count `text`; refused (RuleError, nothing counted) when the budget is already final."""
+        if self.final:
+            raise RuleError(f"No words left for chat (words left: {self.left()}). {self.FINAL_TEXT}")
+        n = self.count(text)
+        if self.limit is not None and n > self.left():
+            raise RuleError(f"That message has {n} words but only {self.left()} words are left.")
+        self.used += n
+        return n

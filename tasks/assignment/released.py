@@ -1,0 +1,99 @@
+"""The released DialOp Assignment dialogues (`optimization.jsonl`) as games of this task: each record becomes an
+instance plus its logged inputs, which replay through the rules and must reproduce the stored score."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+from tasks.core import Chat, Command, SeatInfo, build_match, TimerConfig
+from tasks.dialop.data import duration, message_words, read_records
+
+from .generator import from_released
+from .parse import format_proposal
+
+SEATS = ("player1", "player2")
+NO_TIMERS = TimerConfig(join_timeout=None, inactivity=None, partner_left_grace=None)
+
+
+@dataclass
+class ReleasedGame:
+    index: int
+    record: dict
+    instance: dict
+    inputs: list  # Chat / Command inputs, in log order (one per action-log entry)
+
+    @property
+    def result(self) -> dict:
+        return self.record.get("result") or {}
+
+    def human_results(self) -> dict:
+        """The humans' own figures, in the same columns as a played game's results."""
+        log = self.record.get("action_log") or []
+        props = sum(1 for a in log if _kind(a) == "proposal")
+        msgs = sum(1 for a in log if _kind(a) == "message")
+        return {"status": "completed" if self.result.get("score") is not None else "ended",
+                "normalized_score": self.result.get("norm"), "score": self.result.get("score"),
+                "best": self.result.get("best"), "proposals": props, "words": sum(message_words(self.record)),
+                "turns": msgs + props, "duration": duration(self.record)}
+
+
+def _kind(a: dict) -> str:
+    if a.get("type"):
+        return a["type"]
+    return "proposal" if "proposal" in a else ("proposal_response" if "response" in a else "message")
+
+
+def inputs_of(record: dict) -> list:
+    out = []
+    for i, a in enumerate(record.get("action_log") or []):
+        seat = SEATS[int(a.get("player", 0))]
+        t = float(a.get("time") or 0.0)
+        kind = _kind(a)
+        if kind == "message":
+            out.append(Chat(seat, (a.get("message") or {}).get("data", ""), t=t))
+        elif kind == "proposal":
+            matching = [0] * 8
+            for r, p in a["proposal_ids"]:
+                matching[int(r)] = int(p)
+            out.append(Command(seat, "propose", (format_proposal(matching),), t=t))
+        elif kind == "proposal_response":
+            accept = bool((a.get("response") or {}).get("accept"))
+            out.append(Command(seat, "accept" if accept else "reject", (), t=t))
+    return out
+
+
+def load(path: str) -> Iterator[ReleasedGame]:
+    for i, rec in enumerate(read_records(path, "assignment")):
+        yield ReleasedGame(i, rec, from_released(rec, i), inputs_of(rec))
+
+
+def replay(game: ReleasedGame, spec, options: Optional[dict] = None):
+    """Replay the human dialogue through the rules; returns the finished (or unfinished) match."""
+    seats = {s: SeatInfo("person", s) for s in SEATS}
+    match, _ = build_match(spec, game.index, seats, options={"turns": "free", **(options or {})},
+                           instance=game.instance, timers=NO_TIMERS, with_brains=False)
+    from tasks.core import Join
+    match.open(0.0)
+    for s in SEATS:
+        match.handle(Join(s, 0.0))
+    for inp in game.inputs:
+        match.handle(inp)
+    return match
+
+
+def check_scores(path: str, spec) -> tuple[int, list[str]]:
+    """(games reproduced, problems): every stored score and best must come out of the replay exactly."""
+    ok, problems = 0, []
+    for g in load(path):
+        match = replay(g, spec)
+        res = match.results if match.over else {}
+        want = g.result
+        if g.instance["best"] != want.get("best"):
+            problems.append(f"game {g.index}: pooled optimum {g.instance['best']} != stored best {want.get('best')}")
+            continue
+        if not match.over or res.get("score") != want.get("score"):
+            problems.append(f"game {g.index}: replay {'score ' + str(res.get('score')) if match.over else 'did not end'}"
+                            f" != stored score {want.get('score')}")
+            continue
+        ok += 1
+    return ok, problems

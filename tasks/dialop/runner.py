@@ -1,0 +1,100 @@
+"""Self-play on the released instances and prompted self-play (PSP), with the humans' own figures in the same table.
+
+`run_released(spec, games, agents, mode)`: for each released game (a task adapter's objects with `index`,
+`instance`, `inputs`, `record`, `human_results()`), build a match on its instance with agents in both seats; with a
+PSP mode, replay the human prefix through the rules (`MatchDriver.replay`: brains observe it, exactly as a seat
+would) under a word budget equal to the human dialogue's words, then let the agents continue (`resume`).
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Optional
+
+from tasks.core import Abort, MatchDriver, SeatInfo, TimerConfig, build_match
+
+from . import psp
+from .data import default_path
+from .metrics import summarize_dialogues
+
+NO_TIMERS = TimerConfig(join_timeout=None, inactivity=None, partner_left_grace=None)
+
+
+def play_released(spec, game, agents: dict, mode: Optional[str] = None, llm=None, brain_options=None,
+                  options: Optional[dict] = None) -> dict:
+    opts = {"turns": "free" if mode else "alternate", **(options or {})}
+    prefix = []
+    if mode:
+        n = psp.cut_index(game.record, mode)
+        prefix = game.inputs[:n]
+        opts["word_budget"] = sum(psp.message_words(game.record))
+        opts["psp"] = mode
+    seats = {s: SeatInfo("agent", s, agents[s]) for s in spec.seats}
+    match, brains = build_match(spec, game.index, seats, options=opts, instance=game.instance, llm=llm,
+                                timers=NO_TIMERS, brain_options=brain_options)
+    import time as _time
+    t_end = max([getattr(i, "t", 0.0) for i in prefix] or [0.0])
+    t0 = _time.time()
+    driver = MatchDriver(match, brains, clock=lambda: t_end + (_time.time() - t0))
+    driver.replay(prefix)
+    if not match.over:
+        for _ in driver.resume():
+            pass
+    if not match.over:
+        for _ in driver.feed(Abort("stalled", "The agents stopped without finishing the game.")):
+            pass
+    res = dict(match.results)
+    res["human_index"] = game.index
+    res["prefix_entries"] = len(prefix)
+    if driver.llm_acts:
+        from tasks.core import llm_acts
+        res["llm"] = llm_acts.per_seat(driver.llm_acts)
+    return res
+
+
+def run_released(spec, games: list, agents: dict, mode: Optional[str] = None, llm=None, brain_options=None,
+                 progress: bool = True, options: Optional[dict] = None) -> list[dict]:
+    out = []
+    for i, g in enumerate(games):
+        out.append(play_released(spec, g, agents, mode, llm, brain_options, options))
+        if progress:
+            sys.stderr.write(f"\r{i + 1}/{len(games)} games")
+    if progress:
+        sys.stderr.write("\n")
+    return out
+
+
+def load_games(spec, path: Optional[str]) -> list:
+    adapter = importlib.import_module(f"tasks.{spec.name}.released")
+    path = default_path() if path in (None, "", "default") else path
+    if not os.path.exists(path):
+        raise SystemExit(f"the released DialOp data is not at {path}; download data.zip from the DialOp release "
+                         "and pass its path (--data PATH or --human-instances PATH)")
+    return list(adapter.load(path))
+
+
+def main_released(spec, agents: dict, options: dict, llm, games_limit: Optional[int] = None,
+                  brain_options=None) -> int:
+    """The CLI of `--psp MODE` / `--human-instances [PATH]`: one table with the agents' row and the humans' row."""
+    from bots.local import format_table
+
+    mode = options.pop("psp", None)
+    path = options.pop("human_instances", None) or options.pop("data", None)
+    options.pop("data", None)
+    games = load_games(spec, path)
+    if games_limit:
+        games = games[:games_limit]
+    results = run_released(spec, games, agents, mode, llm, brain_options, options=options)
+    label = ",".join(agents[s] for s in spec.seats)
+    if any((r.get("llm") or {}) and any(f.get("fallback") for f in r["llm"].values()) for r in results):
+        label += "+fallback"
+    cond = f"psp {mode}" if mode else "self-play (released instances)"
+    rows = [{"agents": label, "condition": cond, **summarize_dialogues(results)},
+            {"agents": "humans", "condition": "released dialogues",
+             **summarize_dialogues([g.human_results() for g in games])}]
+    header = []
+    for r in rows:
+        header += [k for k in r if k not in header]
+    print(format_table(header, [[r.get(k, "") for k in header] for r in rows]))
+    return 0
