@@ -1,5 +1,10 @@
 """The local runtime: the same match as on Slurk, driven in-process with embedded brains and, optionally, a person
 at the terminal. Used for the embedded default game, self-play evaluation (`--games N`) and `--play`.
+
+Honest LLM figures: every table has, per LLM seat, its acts, valid %, fallback %, tokens per game and seconds per
+act (`tasks.core.llm_acts`), a second table breaks them down by use, and an agent whose LLM acts fell back to its
+symbolic policy is labelled `<agent>+fallback`. `--strict-llm` refuses fallbacks: a failed act ends the game as
+"invalid".
 """
 from __future__ import annotations
 
@@ -19,6 +24,8 @@ from tasks.core import (
     TimerConfig, build_match, input_from_json, parse_command_text,
 )
 
+from tasks.core import llm_acts as llm_figures
+
 from .eventlog import JsonlRoomLog
 
 # No join or inactivity timers locally: nobody is paid, and a person at a terminal may think as long as they like.
@@ -33,6 +40,7 @@ class GameRecord:
     results: dict
     log_path: Optional[str] = None
     usage: dict = field(default_factory=dict)
+    llm_acts: list = field(default_factory=list)  # every LLM act of the game (the logged `llm_act` rows)
 
 
 def seat_names(spec: TaskSpec) -> dict[str, str]:
@@ -97,7 +105,9 @@ def play_game(
             log.close()
     usage = _sum_usage(brains.values())
     results = dict(match.results)
-    return GameRecord(index, seed, dict(agents), results, log_path, usage)
+    if driver.llm_acts:
+        results["llm"] = llm_figures.per_seat(driver.llm_acts)
+    return GameRecord(index, seed, dict(agents), results, log_path, usage, list(driver.llm_acts))
 
 
 def _parse_line(seat: str, line: str, t: float, seats: tuple[str, ...] = ()):
@@ -170,12 +180,13 @@ def _printable(results: dict) -> dict:
 
 
 def play_many(spec: TaskSpec, n: int, seed: int, agents: dict[str, str], options: dict, llm, out_dir: str,
-              progress: bool = True) -> list[GameRecord]:
+              progress: bool = True, brain_options: Optional[dict] = None) -> list[GameRecord]:
     records = []
     start = time.time()
     for i in range(n):
         log_path = os.path.join(out_dir, "logs", f"game-{i:04d}.jsonl")
-        records.append(play_game(spec, seed + i, agents, options, llm=llm, log_path=log_path, index=i))
+        records.append(play_game(spec, seed + i, agents, options, llm=llm, log_path=log_path, index=i,
+                                 brain_options=brain_options))
         if progress:
             _progress(i + 1, n, time.time() - start)
     if progress:
@@ -196,24 +207,44 @@ def summary_table(spec: TaskSpec, records: list[GameRecord]) -> dict:
     if spec.summarize:
         return spec.summarize(results)
     done = [r for r in results if r.get("status") == "completed"]
-    return {"games": len(results), "completed %": round(100 * len(done) / max(1, len(results)), 1)}
+    return {"games": len(results), "completed %": round(100 * len(done) / max(1, len(results)), 1),
+            **llm_figures.llm_columns(results)}
+
+
+def agent_label(spec: TaskSpec, agents: dict, records: list[GameRecord]) -> str:
+    """`a,b` (one agent per seat), with `+fallback` after an agent whose LLM acts fell back in any game."""
+    return llm_figures.agent_label(agents, spec.seats, [r.results for r in records])
+
+
+def llm_use_table(rows: list[tuple[str, list[GameRecord]]]) -> Optional[str]:
+    """Per (label, seat, use): acts, valid %, fallback %, tokens and time; None when no game had an LLM act."""
+    out = []
+    for label, records in rows:
+        for r in llm_figures.use_rows([rec.results for rec in records]):
+            out.append([label, *r])
+    if not out:
+        return None
+    return format_table(["agents", *llm_figures.USE_HEADER], out)
 
 
 def write_csvs(spec: TaskSpec, records: list[GameRecord], summary: dict, agents: dict, out_dir: str) -> tuple[str, str]:
     os.makedirs(out_dir, exist_ok=True)
     per_game = os.path.join(out_dir, "games.csv")
-    cols = ["index", "seed", "agents", "status", *[c for c in spec.per_game_columns if c != "status"], "tokens"]
+    cols = ["index", "seed", "agents", "status", *[c for c in spec.per_game_columns if c != "status"], "tokens",
+            "llm"]
     with open(per_game, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(cols)
         for r in records:
-            row = {"index": r.index, "seed": r.seed, "agents": ",".join(agents[s] for s in spec.seats), **r.results}
+            row = {"index": r.index, "seed": r.seed, **r.results, "agents": agent_label(spec, agents, [r])}
+            row["llm"] = {seat: {k: v for k, v in f.items() if k != "by_use"}
+                          for seat, f in (r.results.get("llm") or {}).items()} or None
             w.writerow([_cell(row.get(c)) for c in cols])
     summary_path = os.path.join(out_dir, "summary.csv")
     with open(summary_path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["agents", *summary.keys()])
-        w.writerow([",".join(agents[s] for s in spec.seats), *summary.values()])
+        w.writerow([agent_label(spec, agents, records), *summary.values()])
     return per_game, summary_path
 
 
@@ -248,6 +279,11 @@ def build_parser(prog: str = "run_bot.sh", task: Optional[str] = None) -> argpar
     p.add_argument("--grid", action="store_true", help="play --games games in every condition of the task's experiment grid")
     p.add_argument("--out", help="folder for logs and CSV (default runs/<task>-<time>)")
     p.add_argument("--config", help="YAML config file (llm section) — secrets stay in the environment or this file")
+    p.add_argument("--brain-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="an option for every agent (JSON values allowed), e.g. stable_prefix=false")
+    p.add_argument("--strict-llm", action="store_true",
+                   help="research runs: an LLM act that fails is not played by the symbolic policy; the game ends "
+                        "as invalid")
     p.add_argument("--quiet", action="store_true", help="no transcript")
     if task in available_tasks():
         spec = get_task(task)
@@ -260,6 +296,26 @@ def build_parser(prog: str = "run_bot.sh", task: Optional[str] = None) -> argpar
 def parse_args(argv: list[str]):
     first = next((a for a in argv if not a.startswith("-")), None)
     return build_parser(task=first).parse_args(argv)
+
+
+def parse_brain_options(args) -> dict:
+    options = _key_values(getattr(args, "brain_option", []) or [], "--brain-option")
+    if getattr(args, "strict_llm", False):
+        options["strict_llm"] = True
+    return options
+
+
+def _key_values(items: list[str], flag: str) -> dict:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise SystemExit(f"{flag} needs KEY=VALUE, got {item!r}")
+        k, v = item.split("=", 1)
+        try:
+            out[k] = json.loads(v)
+        except json.JSONDecodeError:
+            out[k] = v
+    return out
 
 
 def parse_options(args) -> dict:
@@ -316,7 +372,18 @@ def main(argv: list[str]) -> int:
     spec = get_task(args.task)
     agents = resolve_agents(spec, args.agents)
     options = parse_options(args)
+    brain_options = parse_brain_options(args)
     llm = make_llm(args.config)
+    needs = [a for a in agents.values() if getattr(spec.brains.get(a), "needs_llm", False)]
+    if needs and llm is None:
+        raise SystemExit(f"--agents {','.join(agents.values())}: the {needs[0]!r} agent needs an LLM, and none is "
+                         "configured (set the llm section or its environment variables); refusing to report the "
+                         "symbolic fallback's figures under the LLM's name")
+    if options.get("psp") or options.get("human_instances"):
+        # DialOp tasks: prompted self-play / self-play on the released instances (tasks/dialop/runner.py)
+        from tasks.dialop.runner import main_released
+
+        return main_released(spec, agents, options, llm, args.games if args.games > 1 else None, brain_options)
     out_dir = args.out or os.path.join("runs", f"{spec.name}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}")
 
     if args.play is not None:
@@ -325,36 +392,46 @@ def main(argv: list[str]) -> int:
             raise SystemExit(f"unknown seat {seat!r}; seats: {', '.join(spec.seats)}")
         print(f"You play seat '{seat}' of {spec.title}. Type chat, or commands like /help.")
         rec = play_game(spec, args.seed, agents, options, person_seats=(seat,), llm=llm,
-                        log_path=os.path.join(out_dir, "game.jsonl"), show=print)
+                        log_path=os.path.join(out_dir, "game.jsonl"), show=print, brain_options=brain_options)
         print(f"log: {rec.log_path}")
         return 0
 
     if args.games == 1:
         print(f"{spec.title}: {' vs '.join(f'{agents[s]} ({s})' for s in spec.seats)}, seed {args.seed}")
         rec = play_game(spec, args.seed, agents, options, llm=llm, log_path=os.path.join(out_dir, "game.jsonl"),
-                        show=None if args.quiet else print)
+                        show=None if args.quiet else print, brain_options=brain_options)
         summary = summary_table(spec, [rec])
         print()
-        print(format_table(list(summary.keys()), [list(summary.values())]))
+        print(format_table(["agents", *summary.keys()], [[agent_label(spec, agents, [rec]), *summary.values()]]))
+        uses = llm_use_table([(agent_label(spec, agents, [rec]), [rec])])
+        if uses:
+            print("\nLLM acts per seat and use:\n" + uses)
         print(f"\nlog: {rec.log_path}")
         return 0
 
-    label = ",".join(agents[s] for s in spec.seats)
     conditions = grid_conditions(spec, options) if args.grid else [options]
     keys = [k for k in (spec.condition_keys or tuple(spec.grid)) if args.grid] or []
-    rows, all_records = [], []
+    rows, by_label = [], []
     for n, cond in enumerate(conditions):
         sub = os.path.join(out_dir, f"condition-{n:02d}") if len(conditions) > 1 else out_dir
         if len(conditions) > 1:
             print(f"condition {n + 1}/{len(conditions)}: " + ", ".join(f"{k}={cond.get(k)}" for k in keys),
                   file=sys.stderr)
-        records = play_many(spec, args.games, args.seed, agents, cond, llm, sub, progress=True)
+        records = play_many(spec, args.games, args.seed, agents, cond, llm, sub, progress=True,
+                            brain_options=brain_options)
         summary = summary_table(spec, records)
-        rows.append([label, *[cond.get(k) for k in keys], *summary.values()])
+        label = agent_label(spec, agents, records)
+        rows.append({"agents": label, **{k: cond.get(k) for k in keys}, **summary})
+        by_label.append((label + "".join(f" {k}={cond.get(k)}" for k in keys), records))
         write_csvs(spec, records, summary, agents, sub)
-        all_records += records
-    header = ["agents", *keys, *summary.keys()]
+    header: list = []
+    for r in rows:
+        header += [k for k in r if k not in header]
+    rows = [[r.get(k) for k in header] for r in rows]
     print(format_table(header, rows))
+    uses = llm_use_table(by_label)
+    if uses:
+        print("\nLLM acts per seat and use:\n" + uses)
     os.makedirs(out_dir, exist_ok=True)
     grouped = os.path.join(out_dir, "conditions.csv")
     with open(grouped, "w", newline="") as fh:

@@ -4,7 +4,8 @@ Real-server conformance runs are opt-in through the environment:
 
     SLURK_TEST_URL=http://127.0.0.1:5055 SLURK_TEST_ADMIN_TOKEN=0000...0000 [SLURK_TEST_ETAG=1] pytest ...
 
-Without them the ``real`` parameter of ``slurk_server`` is skipped with a reason.
+Without them the ``real`` parameter of ``slurk_server`` is skipped with a reason. Likewise the real-model tier
+(``tests/test_real_model.py``, marker ``realmodel``) runs only with ``LLM_TEST_BASE_URL`` and ``LLM_TEST_MODEL``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers",
         "conformance: runs against a real Slurk server (skipped unless SLURK_TEST_URL and SLURK_TEST_ADMIN_TOKEN are set)",
+    )
+    config.addinivalue_line(
+        "markers",
+        "realmodel: plays games against a real LLM endpoint (skipped unless LLM_TEST_BASE_URL and LLM_TEST_MODEL are set)",
     )
 
 

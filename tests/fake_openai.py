@@ -39,6 +39,15 @@ Token counts, when not scripted, are deterministic: prompt = total characters of
 least 1), completion = characters of the content // 4 (at least 1).
 
 Set ``api_key=`` to make the server reject (401) requests without ``Authorization: Bearer <api_key>``.
+
+Structured output: ``formats=`` (an iterable of form names) makes the server take only those ``response_format``
+forms and answer the others the way real servers do, without consuming a script entry. Forms: ``"json_schema"``
+(``{"type": "json_schema", ...}``), ``"json_object_schema"`` (``{"type": "json_object", "schema": ...}``),
+``"json_object"`` (``{"type": "json_object"}``) and ``"off"`` (no response_format, or ``{"type": "text"}``; always
+taken). ``reject_as=`` picks how a rejection looks: ``"openai"`` (400, ``invalid_request_error`` naming
+response_format; OpenAI and vLLM), ``"llama-cpp-python"`` (500 with pydantic's literal_error for
+``response_format.type``, as llama-cpp-python's server answers ``json_schema``) or ``"fastapi"`` (422 with a
+``detail`` list). Every recorded request carries its ``"form"``.
 """
 from __future__ import annotations
 
@@ -49,7 +58,9 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable
 
-__all__ = ["FakeOpenAI"]
+__all__ = ["FakeOpenAI", "request_form", "request_schema", "FORMS"]
+
+FORMS = ("json_schema", "json_object_schema", "json_object", "off")
 
 Responder = Callable[[dict], Any]
 
@@ -59,6 +70,44 @@ _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: 
 
 def _default_responder(request_json: dict) -> str:
     return "OK"
+
+
+def request_form(request_json: Any) -> str:
+    """Which structured-output form a chat request asks for (see the module docstring)."""
+    rf = request_json.get("response_format") if isinstance(request_json, dict) else None
+    if not isinstance(rf, dict) or rf.get("type") in (None, "text"):
+        return "off"
+    if rf.get("type") == "json_schema":
+        return "json_schema"
+    if rf.get("type") == "json_object":
+        return "json_object_schema" if "schema" in rf else "json_object"
+    return f"unknown:{rf.get('type')}"
+
+
+def request_schema(request_json: Any) -> dict | None:
+    """The JSON schema a chat request sends as its response_format (json_schema or json_object + schema), else None."""
+    rf = request_json.get("response_format") if isinstance(request_json, dict) else None
+    if not isinstance(rf, dict):
+        return None
+    if rf.get("type") == "json_schema":
+        return (rf.get("json_schema") or {}).get("schema")
+    return rf.get("schema") if rf.get("type") == "json_object" else None
+
+
+def _rejection(form: str, style: str, rf: Any) -> tuple[int, dict]:
+    kind = rf.get("type") if isinstance(rf, dict) else None
+    if style == "llama-cpp-python":
+        msg = ("1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+               f"'msg': \"Input should be 'text' or 'json_object'\", 'input': '{kind}', "
+               "'ctx': {'expected': \"'text' or 'json_object'\"}}")
+        return 500, {"error": {"message": msg, "type": "internal_server_error", "param": None, "code": None}}
+    if style == "fastapi":
+        return 422, {"detail": [{"type": "literal_error", "loc": ["body", "response_format", "type"],
+                                 "msg": "Input should be 'text' or 'json_object'", "input": kind}]}
+    what = "'schema' is not a supported field of response_format" if form == "json_object_schema" else \
+        f"response_format type {kind!r} is not supported by this model"
+    return 400, {"error": {"message": what, "type": "invalid_request_error", "param": "response_format",
+                           "code": None}}
 
 
 def _text_of(content: Any) -> str:
@@ -132,11 +181,16 @@ class _Handler(BaseHTTPRequestHandler):
                                             "code": None}})
             return
         record = {"method": "POST", "path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
-                  "json": body}
+                  "json": body, "form": request_form(body)}
         if fake.api_key is not None and record["headers"].get("authorization") != f"Bearer {fake.api_key}":
             fake._record(record)  # recorded, but does not consume a script entry
             self._send_json(401, {"error": {"message": "Incorrect API key provided.", "type": "authentication_error",
                                             "code": "invalid_api_key"}})
+            return
+        if fake.formats is not None and record["form"] != "off" and record["form"] not in fake.formats:
+            fake._record(record)  # recorded, but does not consume a script entry
+            status, rejection = _rejection(record["form"], fake.reject_as, body.get("response_format"))
+            self._send_json(status, rejection)
             return
         entry = fake._next_entry(record)
         request_json = body if isinstance(body, dict) else {}
@@ -187,9 +241,14 @@ class FakeOpenAI:
     """
 
     def __init__(self, default: Responder | None = None, *, api_key: str | None = None,
-                 models: Iterable[str] = ("fake-model",)):
+                 models: Iterable[str] = ("fake-model",), formats: Iterable[str] | None = None,
+                 reject_as: str = "openai"):
         self.default_responder: Responder = default or _default_responder
         self.api_key = api_key
+        self.formats = None if formats is None else set(formats)
+        if reject_as not in ("openai", "llama-cpp-python", "fastapi"):
+            raise ValueError(f"unknown reject_as {reject_as!r}")
+        self.reject_as = reject_as
         self.models = list(models)
         self.requests: list[dict] = []
         self._script: deque = deque()

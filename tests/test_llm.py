@@ -1,8 +1,12 @@
 """Tests for bots/llm.py against the loopback fake OpenAI server (tests/fake_openai.py)."""
 from __future__ import annotations
 
+import json
 import logging
+import socket
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +16,9 @@ for _p in (str(_HERE.parent), str(_HERE)):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
-from bots.llm import LLMClient, LLMConfig, LLMError, Usage, extract_json_object  # noqa: E402
+from bots.llm import (  # noqa: E402
+    LLMClient, LLMConfig, LLMDeadlineError, LLMError, Usage, answer_budget, extract_json_object,
+)
 from fake_openai import FakeOpenAI  # noqa: E402
 
 SECRET = "sk-test-SECRET-7f3a9c1e55d0"
@@ -153,8 +159,10 @@ def test_chat_success_sends_request_and_counts_usage(fake):
     assert body["messages"] == MSGS
     assert body["temperature"] == 0.2 and body["max_tokens"] == 800 and body["seed"] == 11
     assert "response_format" not in body
-    assert client.usage.as_dict() == {"prompt_tokens": 42, "completion_tokens": 7, "calls": 1, "failures": 0,
-                                      "retries": 0, "estimated": 0, "total_tokens": 49}
+    counts = {k: v for k, v in client.usage.as_dict().items() if not k.endswith("seconds")}
+    assert counts == {"prompt_tokens": 42, "completion_tokens": 7, "calls": 1, "failures": 0, "retries": 0,
+                      "estimated": 0, "invalid": 0, "repairs": 0, "truncated": 0, "total_tokens": 49}
+    assert client.usage.seconds >= client.usage.model_seconds > 0
     assert sleeps == []
 
 
@@ -258,7 +266,10 @@ def test_chat_json_with_fenced_json_and_prose(fake):
     client, _ = make_client(fake)
     assert client.chat_json(MSGS, MOVE_SCHEMA) == {"move": "pass", "amount": 3}
     body = fake.requests[0]["json"]
-    assert body["response_format"] == {"type": "json_object"}
+    # the schema goes out as a structured-output request, in the first form the endpoint takes
+    assert body["response_format"] == {"type": "json_schema",
+                                       "json_schema": {"name": "answer", "schema": MOVE_SCHEMA, "strict": False}}
+    assert client.structured_form == "json_schema"
     # no message mentioned JSON: the system message now asks for it and carries the schema
     assert "JSON" in body["messages"][0]["content"] and '"move"' in body["messages"][0]["content"]
     assert MSGS[0]["content"] == "You play a game."  # the caller's messages are not mutated
@@ -271,16 +282,17 @@ def test_chat_json_without_json_mode(fake):
     assert "response_format" not in fake.requests[0]["json"]
 
 
-def test_chat_json_falls_back_when_response_format_unsupported(fake):
+def test_chat_json_old_style_400_for_response_format_falls_down_the_forms(fake):
     fake.script([{"status": 400, "error": "response_format is not supported by this server"},
+                 {"status": 400, "error": "response_format is not supported by this server"},
+                 {"status": 400, "error": "response_format is not supported by this server"},
                  {"json": {"move": "a"}}, {"json": {"move": "b"}}])
     client, sleeps = make_client(fake)
     assert client.chat_json(MSGS, MOVE_SCHEMA) == {"move": "a"}
-    assert "response_format" in fake.requests[0]["json"]
-    assert "response_format" not in fake.requests[1]["json"]
+    assert [r["form"] for r in fake.requests] == ["json_schema", "json_object_schema", "json_object", "off"]
     assert client.chat_json(MSGS, MOVE_SCHEMA) == {"move": "b"}  # remembered for later calls
-    assert "response_format" not in fake.requests[2]["json"]
-    assert sleeps == [] and client.usage.failures == 0
+    assert fake.requests[-1]["form"] == "off" and client.structured_form == "off"
+    assert sleeps == [] and client.usage.failures == 0 and client.usage.retries == 0
 
 
 def test_chat_json_other_400_is_an_error(fake):
@@ -351,15 +363,19 @@ def test_usage_accumulates_per_game_and_for_the_lifetime(fake):
     assert (game1.prompt_tokens, game1.completion_tokens, game1.calls, game1.failures) == (30, 3, 2, 0)
     assert (game2.prompt_tokens, game2.completion_tokens, game2.calls, game2.failures, game2.retries) == \
         (30, 3, 1, 1, 1)
-    assert client.usage.as_dict() == Usage().add(game1).add(game2).as_dict()
+    summed = Usage().add(game1).add(game2).as_dict()
+    assert {k: v for k, v in client.usage.as_dict().items() if not k.endswith("seconds")} == \
+        {k: v for k, v in summed.items() if not k.endswith("seconds")}
+    assert client.usage.seconds == pytest.approx(summed["seconds"])
     assert client.usage.total_tokens == 66
 
 
 def test_usage_add_and_as_dict():
-    u = Usage(prompt_tokens=1, completion_tokens=2, calls=1)
-    assert u.add(Usage(prompt_tokens=10, completion_tokens=20, calls=2, failures=1)) is u
+    u = Usage(prompt_tokens=1, completion_tokens=2, calls=1, seconds=0.5)
+    assert u.add(Usage(prompt_tokens=10, completion_tokens=20, calls=2, failures=1, invalid=1, seconds=0.25)) is u
     assert u.as_dict() == {"prompt_tokens": 11, "completion_tokens": 22, "calls": 3, "failures": 1, "retries": 0,
-                           "estimated": 0, "total_tokens": 33}
+                           "estimated": 0, "invalid": 1, "repairs": 0, "truncated": 0, "seconds": 0.75,
+                           "model_seconds": 0.0, "queue_seconds": 0.0, "total_tokens": 33}
 
 
 def test_one_info_line_per_call_without_prompt(fake, caplog):
@@ -375,6 +391,138 @@ def test_one_info_line_per_call_without_prompt(fake, caplog):
     assert "PRIVATE-PROMPT" not in line
     debug = "\n".join(r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG)
     assert "PRIVATE-PROMPT" in debug and "z" * 1000 not in debug  # truncated
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# one overall deadline per call / per turn
+# ---------------------------------------------------------------------------------------------------------------
+class HangingEndpoint:
+    """An OpenAI-compatible address whose server accepts every connection, reads the request and never answers
+    (a real socket: the client's own timeouts are all that end a request). ``accepted`` counts connections, i.e.
+    HTTP attempts (a timed-out connection is not reused)."""
+
+    def __init__(self):
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(64)
+        self._sock.settimeout(0.05)
+        self._conns: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, name="hanging-endpoint", daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._sock.getsockname()[1]}/v1"
+
+    @property
+    def accepted(self) -> int:
+        with self._lock:
+            return len(self._conns)
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except (socket.timeout, OSError):
+                continue
+            with self._lock:
+                self._conns.append(conn)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self._sock.close()
+        with self._lock:
+            for c in self._conns:
+                c.close()
+
+    def __enter__(self) -> "HangingEndpoint":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def test_deadline_from_env_and_file_config():
+    assert LLMConfig.from_env({"LLM_MODEL": "m", "LLM_API_KEY": SECRET}).deadline == 20.0
+    assert LLMConfig.from_env({"LLM_MODEL": "m", "LLM_API_KEY": SECRET}, {"deadline": 7}).deadline == 7.0
+    assert LLMConfig.from_env({"LLM_MODEL": "m", "LLM_API_KEY": SECRET, "LLM_DEADLINE": "4.5"},
+                              {"deadline": 7}).deadline == 4.5
+    with pytest.raises(ValueError, match="LLM_DEADLINE"):
+        LLMConfig.from_env({"LLM_MODEL": "m", "LLM_API_KEY": SECRET, "LLM_DEADLINE": "soon"})
+
+
+def test_hanging_endpoint_gives_up_at_the_deadline_not_after_every_timeout():
+    # Per attempt 30 s, three attempts: without a deadline this call would hang for 90 s.
+    with HangingEndpoint() as endpoint:
+        client = LLMClient(LLMConfig(model="m", base_url=endpoint.url, api_key=SECRET, timeout=30.0, max_retries=2,
+                                     deadline=0.5), sleep=Sleeps())
+        _CLIENTS.append(client)
+        started = time.monotonic()
+        with pytest.raises(LLMDeadlineError) as info:
+            client.chat(MSGS)
+        elapsed = time.monotonic() - started
+        assert endpoint.accepted == 1  # the one attempt used up the deadline: no retry was started
+    assert isinstance(info.value, LLMError) and info.value.attempts == 1 and info.value.status_code is None
+    assert "deadline passed" in str(info.value) and "timeout" in str(info.value)
+    assert client.usage.failures == 1 and client.usage.calls == 0
+    assert elapsed < 10  # generous: the point is "not 90 s"
+
+
+def test_each_attempt_is_capped_by_the_time_left(fake):
+    fake.script([{"hang": 5}] * 6)
+    client, sleeps = make_client(fake, timeout=0.6, max_retries=5, backoff=0.0, deadline=1.0)
+    with pytest.raises(LLMDeadlineError) as info:
+        client.chat(MSGS)
+    # attempt 1 times out after its own 0.6 s; attempt 2 gets only the ~0.4 s left; no third attempt
+    assert info.value.attempts == 2 and len(fake.requests) == 2
+    assert client.usage.retries == 1 and client.usage.failures == 1
+
+
+def test_no_retry_starts_when_the_back_off_would_pass_the_deadline(fake):
+    fake.script([{"status": 503}, "too late"])
+    client, sleeps = make_client(fake, backoff=5.0, backoff_cap=8.0, deadline=1.0)
+    with pytest.raises(LLMDeadlineError) as info:
+        client.chat(MSGS)
+    assert info.value.attempts == 1 and sleeps == [] and len(fake.requests) == 1 and fake.remaining == 1
+    assert "HTTP 503" in str(info.value)
+
+
+def test_errors_before_the_deadline_stay_plain_errors(fake):
+    fake.script([{"status": 503}] * 3)
+    client, sleeps = make_client(fake, deadline=20.0)
+    with pytest.raises(LLMError) as info:
+        client.chat(MSGS)
+    assert not isinstance(info.value, LLMDeadlineError) and info.value.attempts == 3
+
+
+def test_a_turn_shares_one_deadline_across_calls(fake):
+    fake.script([{"hang": 5}, "after the turn"])
+    client, _ = make_client(fake, timeout=5.0, deadline=0.5)
+    with client.turn():
+        with pytest.raises(LLMDeadlineError):
+            client.chat(MSGS)
+        with pytest.raises(LLMDeadlineError) as info:
+            client.chat(MSGS)  # nothing left of the turn's deadline: not even sent
+        assert info.value.attempts == 0 and len(fake.requests) == 1
+    assert client.usage.failures == 2
+    assert client.chat(MSGS) == "after the turn"  # a new call, a new deadline
+
+
+def test_chat_json_repair_round_shares_the_deadline(fake):
+    fake.script([{"hang": 0.4, "content": "not json at all"}, {"hang": 5, "json": {"move": "late"}}])
+    client, _ = make_client(fake, timeout=5.0, deadline=0.8)
+    with pytest.raises(LLMDeadlineError) as info:
+        client.chat_json(MSGS, MOVE_SCHEMA)
+    assert info.value.attempts == 1 and len(fake.requests) == 2  # the repair request got only what was left
+
+
+def test_deadline_zero_means_none(fake):
+    fake.script([{"hang": 5}, "in time"])
+    client, sleeps = make_client(fake, timeout=0.3, deadline=0)
+    assert client.chat(MSGS) == "in time" and sleeps == [0.5]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -395,3 +543,242 @@ def test_extract_json_object(text, expected):
 def test_extract_json_object_raises(text):
     with pytest.raises(ValueError):
         extract_json_object(text)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# structured answers: which response_format the endpoint honours, found once
+# ---------------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("formats, reject_as, found", [
+    ({"json_schema", "json_object_schema", "json_object"}, "openai", "json_schema"),           # OpenAI, vLLM
+    ({"json_object_schema", "json_object"}, "llama-cpp-python", "json_object_schema"),        # llama-cpp-python
+    ({"json_object"}, "openai", "json_object"),
+    ({"json_object"}, "fastapi", "json_object"),
+    (set(), "fastapi", "off"),
+    (set(), "llama-cpp-python", "off"),
+])
+def test_structured_form_is_found_once_per_endpoint(formats, reject_as, found):
+    with FakeOpenAI(formats=formats, reject_as=reject_as) as fake:
+        fake.script([{"json": {"move": "a"}}, {"json": {"move": "b"}}])
+        client, sleeps = make_client(fake)
+        assert client.structured_form is None
+        assert client.chat_json(MSGS, MOVE_SCHEMA) == {"move": "a"}
+        tried = [r["form"] for r in fake.requests]
+        order = ["json_schema", "json_object_schema", "json_object", "off"]
+        assert tried == order[:order.index(found) + 1]  # most specific first, each rejected form once
+        assert client.structured_form == found
+        n = len(fake.requests)
+        assert client.chat_json(MSGS, MOVE_SCHEMA) == {"move": "b"}
+        assert [r["form"] for r in fake.requests[n:]] == [found]  # remembered: no more probing
+        # the form that was taken carries the schema, when it can
+        rf = fake.requests[-1]["json"].get("response_format")
+        if found == "json_schema":
+            assert rf["json_schema"]["schema"] == MOVE_SCHEMA
+        elif found == "json_object_schema":
+            assert rf == {"type": "json_object", "schema": MOVE_SCHEMA}
+        elif found == "off":
+            assert rf is None
+            assert '"move"' in fake.requests[-1]["json"]["messages"][0]["content"]  # the schema is in the prompt
+        # rejected forms are neither failures nor retries, and nothing slept
+        assert client.usage.failures == 0 and client.usage.retries == 0 and sleeps == []
+        client.close()
+
+
+def test_chat_stays_free_text_whatever_the_endpoint_honours():
+    with FakeOpenAI(formats={"json_schema"}) as fake:
+        client, _ = make_client(fake)
+        fake.script([{"json": {"move": "a"}}, "a free line"])
+        client.chat_json(MSGS, MOVE_SCHEMA)
+        assert client.chat(MSGS) == "a free line"
+        assert fake.requests[-1]["form"] == "off" and "response_format" not in fake.requests[-1]["json"]
+        client.close()
+
+
+@pytest.mark.parametrize("overrides, expected", [
+    ({"structured": "off"}, ["off"]),
+    ({"json_mode": False}, ["off"]),
+    ({"structured": "json_object"}, ["json_object"]),
+    ({"structured": "json_object_schema"}, ["json_object_schema"]),
+])
+def test_structured_setting_pins_the_form(fake, overrides, expected):
+    fake.script([{"json": {"move": "a"}}, {"json": {"move": "b"}}])
+    client, _ = make_client(fake, **overrides)
+    client.chat_json(MSGS, MOVE_SCHEMA)
+    client.chat_json(MSGS, MOVE_SCHEMA)
+    assert [r["form"] for r in fake.requests] == expected * 2
+
+
+def test_a_pinned_form_the_server_rejects_still_falls_down():
+    with FakeOpenAI(formats={"json_object"}, reject_as="llama-cpp-python") as fake:
+        fake.script([{"json": {"move": "a"}}])
+        client, _ = make_client(fake, structured="json_schema")
+        assert client.chat_json(MSGS, MOVE_SCHEMA) == {"move": "a"}
+        assert [r["form"] for r in fake.requests] == ["json_schema", "json_object_schema", "json_object"]
+        client.close()
+
+
+def test_errors_that_are_not_about_the_format_are_errors_while_probing(fake):
+    fake.script([{"status": 400, "error": "This model's maximum context length is 4096 tokens."},
+                 {"json": {"move": "a"}}])
+    client, _ = make_client(fake)
+    with pytest.raises(LLMError) as info:
+        client.chat_json(MSGS, MOVE_SCHEMA)
+    assert info.value.status_code == 400 and len(fake.requests) == 1
+    assert client.structured_form is None  # nothing was learnt: the next call probes again from the top
+    assert client.chat_json(MSGS, MOVE_SCHEMA) == {"move": "a"}
+    assert fake.requests[-1]["form"] == "json_schema"
+
+
+def test_once_the_form_is_known_a_server_error_is_retried_not_probed(fake):
+    fake.script([{"json": {"move": "a"}}, {"status": 500, "error": "json_schema grammar crashed"},
+                 {"json": {"move": "b"}}])
+    client, sleeps = make_client(fake)
+    client.chat_json(MSGS, MOVE_SCHEMA)
+    assert client.chat_json(MSGS, MOVE_SCHEMA) == {"move": "b"}
+    assert [r["form"] for r in fake.requests] == ["json_schema"] * 3 and sleeps == [0.5]
+
+
+def test_structured_from_env():
+    assert LLMConfig.from_env({"LLM_MODEL": "m", "LLM_API_KEY": SECRET}).structured == "auto"
+    assert LLMConfig.from_env({"LLM_MODEL": "m", "LLM_API_KEY": SECRET, "LLM_STRUCTURED": "off"}).structured == "off"
+    assert LLMConfig.from_env({"LLM_MODEL": "m", "LLM_API_KEY": SECRET}, {"structured": "json-object"}).structured \
+        == "json_object"
+    with pytest.raises(ValueError, match="LLM_STRUCTURED"):
+        LLMConfig.from_env({"LLM_MODEL": "m", "LLM_API_KEY": SECRET, "LLM_STRUCTURED": "grammar"})
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# max_tokens per act
+# ---------------------------------------------------------------------------------------------------------------
+BOUNDED = {"type": "object", "additionalProperties": False, "required": ["flag", "note", "path"],
+           "properties": {"flag": {"enum": ["up", "down", "Inquiry"]}, "note": {"type": "string", "maxLength": 40},
+                          "path": {"type": "array", "maxItems": 3, "items": {"type": "string", "enum": ["L", "K"]}},
+                          "n": {"type": "integer", "enum": [1, 2, 10]}}}
+
+
+def test_answer_budget_counts_what_a_valid_answer_can_hold():
+    # {"flag": "Inquiry", "note": <40 chars>, "path": ["L","K","L"], "n": 10}, compact
+    longest = {"flag": "Inquiry", "note": "x" * 40, "path": ["L", "K", "L"], "n": 10}
+    chars = len(json.dumps(longest, separators=(",", ":")))
+    budget = answer_budget(BOUNDED)
+    assert budget is not None and budget >= chars / 2
+    assert budget < chars  # and not wildly more
+    assert answer_budget({"type": "object", "properties": {"a": {"type": "string"}}}) is None  # unbounded string
+    assert answer_budget({"type": "array", "items": {"type": "integer"}}) is None  # no maxItems
+    assert answer_budget({"type": "object", "properties": {"a": {"type": "boolean"}}}) is None  # open object
+    assert answer_budget({"type": "object", "additionalProperties": False,
+                          "properties": {"a": {"type": "boolean"}}}) is not None
+
+
+def test_max_tokens_is_sized_per_act(fake):
+    fake.script([{"json": {"flag": "up", "note": "", "path": []}}] * 3 + [{"json": {"move": "m"}}])
+    client, _ = make_client(fake, max_tokens=800)
+    client.chat_json(MSGS, BOUNDED)
+    assert fake.requests[-1]["json"]["max_tokens"] == answer_budget(BOUNDED) < 800
+    client.chat_json(MSGS, BOUNDED, max_tokens=7)  # the caller's word wins
+    assert fake.requests[-1]["json"]["max_tokens"] == 7
+    small, _ = make_client(fake, max_tokens=16)  # the config caps it
+    small.chat_json(MSGS, BOUNDED)
+    assert fake.requests[-1]["json"]["max_tokens"] == 16
+    client.chat_json(MSGS, MOVE_SCHEMA)  # unbounded: the config's
+    assert fake.requests[-1]["json"]["max_tokens"] == 800
+
+
+def test_truncated_and_repaired_answers_are_counted(fake):
+    fake.script([{"content": '{"move": "pa', "finish_reason": "length"}, {"json": {"move": "pass"}}])
+    client, _ = make_client(fake)
+    u = Usage()
+    assert client.chat_json(MSGS, MOVE_SCHEMA, usage=u) == {"move": "pass"}
+    assert (u.truncated, u.invalid, u.repairs, u.calls, u.failures) == (1, 1, 1, 2, 0)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# concurrent calls per endpoint
+# ---------------------------------------------------------------------------------------------------------------
+class InFlight:
+    """A fake responder that answers after `delay` seconds and records the most requests it had at once, and the
+    order in which requests (tagged by their last message) arrived."""
+
+    def __init__(self, delay: float):
+        self.delay = delay
+        self.now = self.most = 0
+        self.order: list[str] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, request):
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+            self.order.append(request["messages"][-1]["content"])
+        time.sleep(self.delay)
+        with self.lock:
+            self.now -= 1
+        return "done"
+
+
+def _calls_in_threads(client, tags, stagger=0.05):
+    errors: list = []
+
+    def run(tag):
+        try:
+            client.chat([{"role": "user", "content": tag}])
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+    threads = []
+    for tag in tags:
+        t = threading.Thread(target=run, args=(tag,))
+        t.start()
+        threads.append(t)
+        time.sleep(stagger)
+    for t in threads:
+        t.join(10)
+    return errors
+
+
+def test_default_concurrency_is_one_for_a_local_server_and_more_for_openai():
+    assert LLMClient(LLMConfig(model="m", base_url="http://127.0.0.1:9/v1")).concurrency == 1
+    assert LLMClient(LLMConfig(model="m", api_key=SECRET)).concurrency == 8
+    assert LLMConfig.from_env({"LLM_MODEL": "m", "LLM_API_KEY": SECRET, "LLM_CONCURRENCY": "3"}).concurrency == 3
+
+
+def test_concurrent_calls_queue_first_come_first_served():
+    responder = InFlight(0.15)
+    with FakeOpenAI(default=responder) as fake:
+        client, _ = make_client(fake, concurrency=1)
+        other, _ = make_client(fake, concurrency=1)  # a second client of the same endpoint shares the queue
+        tags = [f"room-{i}" for i in range(5)]
+        assert _calls_in_threads(client, tags[:3]) == []
+        assert _calls_in_threads(other, tags[3:]) == []
+    assert responder.most == 1
+    assert responder.order == tags
+    assert client.usage.queue_seconds > 0.1 and client.usage.calls == 3
+
+
+def test_concurrency_limit_above_one_and_zero_for_none():
+    responder = InFlight(0.3)
+    with FakeOpenAI(default=responder) as fake:
+        client, _ = make_client(fake, concurrency=2)
+        assert _calls_in_threads(client, ["a", "b", "c", "d"], stagger=0.02) == []
+        assert responder.most == 2
+        free, _ = make_client(fake, concurrency=0)
+        responder.most = 0
+        assert _calls_in_threads(free, ["a", "b", "c"], stagger=0.02) == []
+        assert responder.most == 3
+
+
+def test_waiting_for_a_slot_counts_against_the_deadline():
+    responder = InFlight(1.5)
+    with FakeOpenAI(default=responder) as fake:
+        client, _ = make_client(fake, concurrency=1, deadline=0.4)
+        slow, _ = make_client(fake, concurrency=1, deadline=5.0)
+        t = threading.Thread(target=slow.chat, args=([{"role": "user", "content": "first"}],))
+        t.start()
+        time.sleep(0.1)
+        started = time.monotonic()
+        with pytest.raises(LLMDeadlineError) as info:
+            client.chat([{"role": "user", "content": "second"}])
+        waited = time.monotonic() - started
+        t.join(5)
+    assert info.value.attempts == 0 and "request slot" in str(info.value)
+    assert responder.order == ["first"]  # the second request was never sent
+    assert 0.25 < waited < 1.2
+    assert client.usage.failures == 1 and client.usage.queue_seconds > 0.25

@@ -9,7 +9,8 @@ from bots import local
 from bots.eventlog import read_rows
 from bots.llm import LLMClient, LLMConfig
 from tasks import get_task
-from tests.fake_openai import FakeOpenAI
+from tasks.core.llm_acts import acts_in
+from tests.fake_openai import FakeOpenAI, request_schema
 
 TRAVEL = get_task("travel")
 
@@ -24,20 +25,23 @@ def notes(path):
 
 
 def test_llm_agent_plays_through_the_endpoint_and_counts_tokens(tmp_path):
-    # A model that answers in the schema each prompt asks for: nothing new for the coin extractor, and for the
-    # agent itself an agreement with whatever is on the table.
+    # A model that answers in the schema each request sends (structured output): nothing new for the coin
+    # extractor, and for the agent itself an agreement with whatever is on the table.
     def answer(request):
-        prompt = "\n".join(str(m.get("content")) for m in request["messages"])
-        if '"coins": [{"hallway"' in prompt:
-            return json.dumps({"thought": "nothing new", "coins": []})
-        return json.dumps({"thought": "follow the plan", "actions": [{"type": "agree-inner", "args": []}],
-                           "message": "Let us agree." if "propos" in prompt else "Hello!"})
+        schema = request_schema(request) or {}
+        props = schema.get("properties") or {}
+        prompt = str(request["messages"][-1].get("content"))
+        if "actions" in props:
+            return json.dumps({"thought": "follow the plan", "actions": [{"type": "agree-inner", "args": []}],
+                               "message": "Let us agree." if "propos" in prompt else "Hello!"})
+        return json.dumps({"thought": "nothing new", "coins": []})  # grounding; the solver's reader fails
 
     with FakeOpenAI(default=answer) as fake, client_for(fake) as llm:
         rec = local.play_game(TRAVEL, 1, {"light": "solver", "ghost": "problem-solving"}, llm=llm,
                               log_path=str(tmp_path / "g.jsonl"))
         assert fake.requests, "the agent never called the endpoint"
         assert fake.requests[0]["json"]["model"] == "test-model"
+        assert {r["form"] for r in fake.requests} == {"json_schema"}  # the first form the fake honours
     # A canned model cannot negotiate; what matters here is that its answers drive the seat and the game ends.
     assert rec.results["status"] in ("completed", "timeout", "stalled")
     assert rec.results["tokens"] > 0 and rec.usage["calls"] == len(fake.requests)
@@ -47,6 +51,16 @@ def test_llm_agent_plays_through_the_endpoint_and_counts_tokens(tmp_path):
                   if r["event"] == "game_input" and r["data"]["input"]["type"] == "Chat"
                   and r["data"]["input"]["seat"] == "ghost"]
     assert "Hello!" in ghost_said or "Let us agree." in ghost_said
+    # Every act is logged with its validity and time, and the figures say who fell back.
+    acts = acts_in(r for _, r in read_rows(str(tmp_path / "g.jsonl")))
+    ghost = [a for a in acts if a["seat"] == "ghost"]
+    assert {a["use"] for a in ghost} == {"action", "grounding"} and all(a["valid"] for a in ghost)
+    light = [a for a in acts if a["seat"] == "light"]
+    assert light and all(a["use"] == "reader" and a["fallback"] and not a["valid"] for a in light)
+    assert all(a["seconds"] >= a["model_seconds"] > 0 for a in acts)
+    assert rec.results["llm"]["ghost"]["acts"] == len(ghost) == rec.results["llm"]["ghost"]["valid"]
+    assert rec.results["llm"]["light"]["fallback"] == len(light)
+    assert local.agent_label(TRAVEL, rec.agents, [rec]) == "solver+fallback,problem-solving"
 
 
 def test_failing_endpoint_falls_back_and_the_game_still_ends(tmp_path):

@@ -253,7 +253,8 @@ def test_llm_brains_map_actions_onto_commands(name):
     assert brain.usage["prompt_tokens"] == 10 and brain.usage["completion_tokens"] == 5
     system = llm.calls[0][0][0]["content"]
     user = llm.calls[0][0][-1]["content"]
-    assert "light world" in system and "[World-state-own]" in user
+    # stable prefix (the default): the own coins, which never change, are stated once, in the system prompt
+    assert "light world" in system and "[World-state-own]" in system and "[World-state-own]" not in user
     assert ("[History]" in user) == (name in ("baseline", "grounding"))
     assert ("[World-state-partner]" in user) == (name != "baseline")
     assert ("[Visited]" in user and "[Remaining]" in user) == (name in ("state-tracking", "problem-solving"))

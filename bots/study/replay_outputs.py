@@ -1,5 +1,11 @@
 """What `replay` writes and prints: per game an HTML transcript, `summary.csv` (one row per game), `by_agents.csv`
-(the task's own summary per agent pair), `problems.csv`, `plots/*.png`, and the report on the terminal."""
+(the task's own summary per agent pair), `problems.csv`, `plots/*.png`, and the report on the terminal.
+
+The transcripts and summary.csv hold completion codes: every file is created with mode 0600, new folders 0700.
+
+LLM seats: from a game's `llm_act` notes (agent_note rows), summary.csv and the printed table get per LLM seat its acts, valid %,
+fallback %, tokens and seconds per act, by_agents.csv the same over each agent pair (through the task's summarize),
+and an agent whose LLM acts fell back to its symbolic policy is shown as `<agent>+fallback`."""
 from __future__ import annotations
 
 import csv
@@ -9,8 +15,11 @@ import re
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
+from tasks.core import llm_acts
+
+from .provision import make_private_dir, private_file
 from .replay_model import GameReplay, ReplayReport, agent_groups
-from .replay_reading import find_logs
+from .replay_reading import find_logs, read_log
 from .replay_rebuild import Resolver, replay_file
 from .transcript import write_transcript
 
@@ -33,7 +42,7 @@ def replay_paths(paths: Iterable[str], out: str = "replay-out", resolve: Optiona
         if echo:
             echo(format_report(report))
         return report
-    os.makedirs(out, exist_ok=True)
+    make_private_dir(out)
     stems = file_stems(sorted({g.file for g in games}))
     for g in games:
         g.name = f"{stems[g.file]}-{g.index}"
@@ -63,10 +72,51 @@ def replay_paths(paths: Iterable[str], out: str = "replay-out", resolve: Optiona
 def summary_columns(games: list[GameReplay]) -> list[str]:
     cols: list[str] = []
     for g in games:
-        for c in g.columns:
+        for c in list(g.columns) + list(llm_columns(g)):
             if c not in cols and c not in BASE_COLUMNS and c not in TAIL_COLUMNS and c != "status":
                 cols.append(c)
     return BASE_COLUMNS + cols + TAIL_COLUMNS
+
+
+_LLM_ROWS: dict = {}
+
+
+def llm_figures(g: GameReplay) -> dict:
+    """seat -> the game's LLM figures (tasks.core.llm_acts.per_seat) from its `llm_act` notes; {} without any."""
+    cached = getattr(g, "_llm_figures", None)
+    if cached is not None:
+        return cached
+    key = os.path.realpath(g.file)
+    if key not in _LLM_ROWS:
+        try:
+            rows, _ = read_log(g.file)
+        except Exception:  # unreadable logs are reported by the replay itself
+            rows = []
+        _LLM_ROWS.clear()  # one file at a time is enough: games are replayed file by file
+        _LLM_ROWS[key] = rows
+    rows = _LLM_ROWS[key]
+    starts = [ln for ln, r in rows if r.get("event") == "game_start"]
+    end = next((ln for ln in starts if ln > g.line), None)
+    acts = llm_acts.acts_in(r for ln, r in rows if ln > g.line and (end is None or ln < end))
+    figures = llm_acts.per_seat(acts) if acts else {}
+    g._llm_figures = figures  # type: ignore[attr-defined]
+    return figures
+
+
+def llm_columns(g: GameReplay) -> dict:
+    """Per LLM seat of this game: acts, valid %, fallback %, tokens, seconds per act."""
+    figures = llm_figures(g)
+    return llm_acts.llm_columns([{"llm": figures, "status": g.status}]) if figures else {}
+
+
+def agent_label(g: GameReplay) -> str:
+    """The game's agents (seat order), `+fallback` after an agent whose LLM acts fell back."""
+    figures = llm_figures(g)
+    if not figures:
+        return g.agent_label
+    marked = llm_acts.fell_back([{"llm": figures}])
+    return "/".join(f"{g.agents.get(s, '?')}+fallback" if s in marked else str(g.agents.get(s, "?"))
+                    for s in g.seat_order)
 
 
 def summary_row(g: GameReplay) -> dict:
@@ -84,6 +134,10 @@ def summary_row(g: GameReplay) -> dict:
     for c in g.columns:
         if c not in row:
             row[c] = g.results.get(c)
+    for c, v in llm_columns(g).items():
+        row.setdefault(c, v)
+    if llm_figures(g):
+        row["agents"] = " ".join(f"{s}={a}" for s, a in zip(g.seat_order, agent_label(g).split("/")))
     return row
 
 
@@ -99,7 +153,10 @@ def by_agents_table(games: list[GameReplay]) -> tuple[list[str], list[list]]:
     extra: list[str] = []
     rows = []
     for label, gs in agent_groups(games).items():
-        finished = [g.results for g in gs if not g.incomplete]
+        finished = [{**g.results, "llm": llm_figures(g)} if llm_figures(g) else g.results
+                    for g in gs if not g.incomplete]
+        if llm_acts.fell_back(finished):
+            label += " (LLM fallback)"
         task_summary = {}
         spec = gs[0].spec
         if getattr(spec, "summarize", None) and finished:
@@ -126,7 +183,7 @@ def _cell(v):
 
 
 def _write_csv(path: str, header: list, rows: list) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with private_file(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(header)
         w.writerows(rows)
@@ -194,7 +251,7 @@ def format_report(report: ReplayReport) -> str:
         rows = []
         for g in gs:
             r = summary_row(g)
-            rows.append([f"{g.file}#{g.index}", g.agent_label, g.status, *[r.get(c) for c in metric_cols],
+            rows.append([f"{g.file}#{g.index}", agent_label(g), g.status, *[r.get(c) for c in metric_cols],
                          g.turns, g.duration, r["codes"], g.bonus_total, g.check])
         if lines:
             lines.append("")

@@ -1,7 +1,8 @@
 """Brains for Gnomes at Night.
 
 - "aismcts": the communicating AISMCTS-F agent. It reads the partner's chat into flags (an LLM classifier when an
-  llm is given, the rule-based reader otherwise), records rejected moves in Omega, adopts the partner's requested
+  llm is given, the rule-based reader otherwise; each classification and each LLM answer is an LLM act, see
+  tasks.core.brain), records rejected moves in Omega, adopts the partner's requested
   move among its best moves, suggests the partner's next move, says when a requested move hits its wall (and where
   in that row or column it could make it), asks where a hidden treasure is, and answers such questions.
 - "mute": the same planner without any messages (the paper's A-Mute); it still learns from the course of play.
@@ -109,12 +110,13 @@ class GnomeBrain(Brain):
         one is configured."""
         reading = lang.read(text)
         if self.llm is not None and text.strip():
+            act = None
             try:
-                flag = lang.llm_flag(self.llm, text, context, usage=self.usage)
+                with self.llm_act("flag") as act:
+                    flag = lang.llm_flag(self.llm, text, context, usage=act)
                 reading.flag, reading.flags = flag, [flag]
             except Exception as exc:  # any LLM failure: the rules already gave an answer
-                self.usage["failures"] = self.usage.get("failures", 0) + 1
-                self.note("llm_fallback", what="flag", error=f"{type(exc).__name__}: {exc}"[:300])
+                self.llm_fallback(act, exc, what="flag")  # strict_llm: the act failed, the game ends invalid
         return reading
 
     def move(self, action: int):
@@ -166,6 +168,7 @@ class AgentBrain(GnomeBrain):
     """
 
     name = "aismcts"
+    uses_llm = True  # the flag classifier and the answers, when an LLM is configured
 
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
@@ -234,11 +237,12 @@ class AgentBrain(GnomeBrain):
         t = self.view.get("treasure")
         treasure = tuple(t) if t else None
         if self.llm is not None:
+            act = None
             try:
-                return lang.llm_answer(self.llm, question, token, treasure, usage=self.usage)
+                with self.llm_act("answer") as act:
+                    return lang.llm_answer(self.llm, question, token, treasure, usage=act)
             except Exception as exc:
-                self.usage["failures"] = self.usage.get("failures", 0) + 1
-                self.note("llm_fallback", what="answer", error=f"{type(exc).__name__}: {exc}"[:300])
+                self.llm_fallback(act, exc, what="answer")  # strict_llm: the act failed, the game ends invalid
         return lang.template_answer(token, treasure)
 
     # --- acting --------------------------------------------------------------------------------------------------
@@ -317,6 +321,7 @@ class MuteBrain(AgentBrain):
 
     name = "mute"
     communicate = False
+    uses_llm = False
 
 
 class PartnerBrain(GnomeBrain):

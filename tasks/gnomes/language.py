@@ -10,10 +10,14 @@ hint ("the treasure is up and to the right"), and a wall line ("In this row I ca
 cell).
 
 `llm` is any object with `chat(messages, usage=None) -> str` and `chat_json(messages, schema, usage=None) -> dict`
-that raises on failure; callers fall back to the rules (this module never imports the bot runtime).
+that raises on failure; callers fall back to the rules (this module never imports the bot runtime). The flag schema
+(`FLAG_SCHEMA`, an enum) goes out as the structured-output request and validates the answer; the answer to a
+question is free text, asked with a small `max_tokens` (ANSWER_MAX_TOKENS) when the client takes one. Both prompts
+start with a stable prefix (the system prompt, then the worked examples), so a server's prefix cache reuses it.
 """
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -235,6 +239,7 @@ CLASSIFIER_SYSTEM = (
 )
 
 FLAG_SCHEMA = {
+    "title": "flag",
     "type": "object",
     "properties": {"flag": {"type": "string", "enum": list(FLAGS)}},
     "required": ["flag"],
@@ -283,8 +288,20 @@ def template_answer(token: tuple[int, int], treasure: Optional[tuple[int, int]])
     return treasure_direction(token, treasure) if treasure else ONLY_YOU_SEE
 
 
+ANSWER_MAX_TOKENS = 64  # "at most 30 words" (the answer is cut at max_words anyway)
+
+
+def _takes(fn, name: str) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
 def llm_answer(llm, question: str, token, treasure, usage: Optional[dict] = None, max_words: int = 40) -> str:
-    text = llm.chat(answer_messages(question, token, treasure), usage=usage)
+    kw = {"max_tokens": ANSWER_MAX_TOKENS} if _takes(llm.chat, "max_tokens") else {}
+    text = llm.chat(answer_messages(question, token, treasure), usage=usage, **kw)
     text = " ".join(str(text).split())
     if not text:
         raise ValueError("empty answer")

@@ -4,6 +4,8 @@ from __future__ import annotations
 from statistics import mean
 from typing import Optional
 
+from tasks.core.llm_acts import llm_columns
+
 
 def _avg(xs) -> Optional[float]:
     xs = [x for x in xs if x is not None]
@@ -37,6 +39,8 @@ def summarize(results_list: list[dict]) -> dict:
     """Named columns over games: mean turns per round with the optimum, overall ratios, blocked moves, messages.
 
     `round_ratio` is the mean over rounds of (mean turns / optimum); `turn_ratio` is total turns / total optimum.
+    Then, per LLM seat, its acts, valid %, fallback %, tokens per game and seconds per act
+    (tasks.core.llm_acts.llm_columns).
     """
     if not results_list:
         return {"games": 0}
@@ -59,4 +63,5 @@ def summarize(results_list: list[dict]) -> dict:
     out["reward"] = _avg(r.get("reward_total") for r in results_list)
     for seat in ("h", "e"):
         out[f"messages_{seat}"] = _avg(r.get(f"messages_{seat}") for r in results_list)
+    out.update(llm_columns(results_list))
     return out

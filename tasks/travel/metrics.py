@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from tasks.core.llm_acts import llm_columns
+
 
 def _mean(xs: Iterable[float]) -> float:
     xs = [float(x) for x in xs]
@@ -16,9 +18,10 @@ def _pct(flags: Iterable[bool], n: int) -> float:
 def summarize(results: list[dict]) -> dict:
     """One row: games, Identical / Correct / Optimal (% of all games; a timeout counts as a failure), completed %,
     mean optimality ratio and percentile (0 for games without an identical valid tour), mean turns per game (both
-    players together), mean LLM tokens per game, and how many coins were revealed per game."""
+    players together), mean LLM tokens per game, and how many coins were revealed per game; then, per LLM seat, its
+    acts, valid %, fallback %, tokens per game and seconds per act (tasks.core.llm_acts.llm_columns)."""
     n = len(results)
-    return {
+    out = {
         "games": n,
         "identical %": _pct((r.get("identical") for r in results), n),
         "correct %": _pct((r.get("correct") for r in results), n),
@@ -30,3 +33,5 @@ def summarize(results: list[dict]) -> dict:
         "tokens": _mean(r.get("tokens") or 0 for r in results),
         "shared": _mean(sum((r.get("shared") or {}).values()) for r in results),
     }
+    out.update(llm_columns(results))
+    return out

@@ -6,7 +6,8 @@ Inputs per variant (the paper's Fig. 4):
     state-tracking   own + partner world state, Visited / Remaining instead of the history
     problem-solving  + the intermediate best path (IBP) from the exact solver
 The prompts are our own wording. Output: one JSON object {"thought", "actions": [{"type", "args"}], "message"} checked
-against ACTION_SCHEMA by the client (`llm.chat_json`). Every action is mapped onto game commands on its own, so one
+against the seat's action schema (`action_schema`: written once per seat from its rooms, sent as a structured-output
+request and used to validate the answer; strings and lists are bounded, so the client can size max_tokens). Every action is mapped onto game commands on its own, so one
 bad action does not drop the others: suggest -> /propose, agree-inner -> /agree (when it matches the partner's open
 proposal), reject -> /reject, visit -> /agree when the partner proposed that room (else nothing: the game applies
 agreements itself), end -> /submit <tour>, inform -> /share of the hallways it names (the game reveals the true
@@ -16,9 +17,21 @@ Differences from the paper, on purpose: the agreed path is the game's (both agen
 partner world state is keyed by normalised hallways and overwritten, never added; the IBP uses the partner coins
 known so far and 0 for the rest as in the paper (option ibp_unknown="estimate" uses the budget estimate instead).
 
+Prompts that servers can cache (option stable_prefix, default True): the turn prompt is the seat's one conversation,
+a stable prefix (the system prompt with the rules and the seat's own coins, which never change, then one worked
+example) followed by an append-only history of
+the seat's turns, so each request extends the seat's previous one and a server's prefix cache (vLLM, llama.cpp with
+a prompt cache) reuses it; the history is trimmed in blocks (when it holds 2 x history_turns turns, or the prompt
+grows beyond prompt_chars characters, the older half goes), never slid by one. stable_prefix=False is the layout
+before: the own coins in every turn's input, and a sliding window of the last history_turns turns (from the
+(history_turns+1)-th turn on, every request differs from the previous one right after the prefix). The grounding module's prompt is the same
+in both: its own stable prefix (instructions for this house, one worked example), then the message.
+
 Without an LLM (llm=None), or when a call fails (any exception, e.g. bots.llm.LLMError), a brain plays that turn
-with the solver policy and notes "llm_fallback". `llm` is duck-typed: any object with chat_json(messages, schema,
-usage=...) works; usage objects get .add(delta) calls with prompt_tokens / completion_tokens.
+with the solver policy and notes "llm_fallback" (under the brain option strict_llm the act fails instead and the
+game is reported invalid). Every use of the LLM is an LLM act (`Brain.llm_act`: "action" or "grounding") with its
+validity, tokens and time. `llm` is duck-typed: any object with chat_json(messages, schema, usage=...) works; usage
+objects get .add(delta) calls with prompt_tokens / completion_tokens.
 """
 from __future__ import annotations
 
@@ -30,45 +43,70 @@ from tasks.core import Brain, ChatShown, Message, View
 from ..board import ROOM_NAMES, edge, parse_rooms
 from ..solver import best_tour
 from . import reader as rule_reader
-from .solver_brain import SolverBrain, _Tally, ekey, key_edge
+from .solver_brain import SolverBrain, ekey, key_edge
 
 ACTION_TYPES = ("suggest", "agree-inner", "agree-outer", "reject", "visit", "end", "ask", "inform")
 
-ACTION_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "thought": {"type": "string"},
-        "actions": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"type": {"type": "string", "enum": list(ACTION_TYPES)}, "args": {"type": "array"}},
-                "required": ["type"],
-            },
-        },
-        "message": {"type": "string"},
-    },
-    "required": ["thought", "actions", "message"],
-}
+THOUGHT_CHARS = 100   # the private reasoning, kept short: small models otherwise ramble to max_tokens
+MESSAGE_CHARS = 200   # one chat line to the partner
+MAX_ACTIONS = 3
+MAX_GROUNDED = 4      # hallways read from one message
 
-GROUNDING_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "thought": {"type": "string"},
-        "coins": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "hallway": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
-                    "coins": {"type": "integer"},
+
+def action_schema(rooms: Sequence[str]) -> dict:
+    """The turn's answer: a short thought, up to MAX_ACTIONS actions whose args are room letters of this house (a
+    path, a tour, or two letters per hallway), and a message. Written once per seat; bounded throughout."""
+    room = {"type": "string", "enum": list(rooms)}
+    return {
+        "title": "turn",
+        "type": "object",
+        "properties": {
+            "thought": {"type": "string", "maxLength": THOUGHT_CHARS},
+            "actions": {
+                "type": "array", "maxItems": MAX_ACTIONS,
+                "items": {
+                    "type": "object",
+                    "properties": {"type": {"type": "string", "enum": list(ACTION_TYPES)},
+                                   "args": {"type": "array", "items": room, "maxItems": max(len(rooms) + 1, 6)}},
+                    "required": ["type", "args"],
+                    "additionalProperties": False,
                 },
-                "required": ["hallway", "coins"],
+            },
+            "message": {"type": "string", "maxLength": MESSAGE_CHARS},
+        },
+        "required": ["thought", "actions", "message"],
+        "additionalProperties": False,
+    }
+
+
+def grounding_schema(rooms: Sequence[str], wmin: int, wmax: int) -> dict:
+    """What the grounding module reads from one partner message: the partner's own coins per hallway (room
+    letters of this house, coins in the game's range). Written once per seat; bounded throughout."""
+    room = {"type": "string", "enum": list(rooms)}
+    return {
+        "title": "reading",
+        "type": "object",
+        "properties": {
+            "thought": {"type": "string", "maxLength": 60},
+            "coins": {
+                "type": "array", "maxItems": MAX_GROUNDED,
+                "items": {
+                    "type": "object",
+                    "properties": {"hallway": {"type": "array", "items": room, "minItems": 2, "maxItems": 2},
+                                   "coins": {"type": "integer", "enum": list(range(int(wmin), int(wmax) + 1))}},
+                    "required": ["hallway", "coins"],
+                    "additionalProperties": False,
+                },
             },
         },
-    },
-    "required": ["coins"],
-}
+        "required": ["thought", "coins"],
+        "additionalProperties": False,
+    }
+
+
+# The schemas for the paper's preset house (documentation and simple fakes; brains build their own per seat).
+ACTION_SCHEMA = action_schema(list("LEBKCA"))
+GROUNDING_SCHEMA = grounding_schema(list("LEBKCA"), 1, 10)
 
 VARIANTS = {
     "baseline": {"partner_ws": False, "history": True, "state": False, "ibp": False},
@@ -78,6 +116,22 @@ VARIANTS = {
 }
 
 COMMAND_ORDER = {"share": 0, "reject": 1, "agree": 2, "propose": 3, "submit": 4}
+
+
+OBSERVATION_CHARS = 160  # the game's announcements are long (the welcome); the state lines carry the facts
+
+
+def _short(line: str) -> str:
+    """A game announcement cut to OBSERVATION_CHARS (the partner's words are kept whole)."""
+    if line.startswith("Partner:") or len(line) <= OBSERVATION_CHARS:
+        return line
+    return line[:OBSERVATION_CHARS - 1].rstrip() + "…"
+
+
+def _flag(value) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() not in ("0", "false", "no", "off", "")
+    return bool(value)
 
 
 def _flatten(args) -> list:
@@ -99,12 +153,16 @@ class LLMBrain(Brain):
     """One of the paper's agents; `name` selects the variant."""
 
     name = "baseline"
+    uses_llm = True
 
     def __init__(self, seat: str, seed: int = 0, llm=None, options: Optional[dict] = None):
         super().__init__(seat, seed, llm, options)
         self.variant = VARIANTS[self.name]
         o = self.options
-        self.history_turns = int(o.get("history_turns", 6))  # past exchanges kept in the prompt
+        self.history_turns = int(o.get("history_turns", 1))  # past turns kept in the prompt (see the docstring)
+        self.stable_prefix = _flag(o.get("stable_prefix", True))
+        # stable prefix: the history is trimmed when prefix + history exceed this many characters (~1.5k tokens)
+        self.prompt_chars = int(o.get("prompt_chars", 4000))
         self.ibp_unknown = o.get("ibp_unknown", "zero")
         self.fallback = SolverBrain(seat, seed, None, o)
         self.view: Optional[dict] = None
@@ -113,7 +171,11 @@ class LLMBrain(Brain):
         self._partner_msgs: list[str] = []
         self.partner_ws: dict = {}        # edge -> partner coins (from /share and the grounding module)
         self.actions_history: list[str] = []
-        self.turns: list[tuple[str, str]] = []  # (user input, assistant answer) for the prompt history
+        self.turns: list[tuple[str, str]] = []  # (user input, assistant answer) of the turns: the history
+        self._history_start = 0  # stable prefix: the history in the prompt starts here (moved by _trim)
+        self._prefix: Optional[list[dict]] = None  # the turn prompt's stable prefix, built once
+        self._gprefix: Optional[list[dict]] = None  # the grounding prompt's stable prefix, built once
+        self._schemas: Optional[tuple[dict, dict]] = None  # (action, grounding) schemas, built once
         self._noted_missing = False
 
     # ------------------------------------------------------------------------------------------------------------
@@ -135,33 +197,43 @@ class LLMBrain(Brain):
             prefix = "Game (to you)" if effect.to else "Game"
             self._observations.append(f"{prefix}: {effect.text}")
 
+    def schemas(self) -> tuple[dict, dict]:
+        """(action schema, grounding schema) of this seat's house, written once."""
+        if self._schemas is None:
+            v = self.view
+            rooms = [r["id"] for r in v["rooms"]]
+            wmin, wmax = v.get("coin_range") or (1, 10)
+            self._schemas = (action_schema(rooms), grounding_schema(rooms, wmin, wmax))
+        return self._schemas
+
     def act(self):
         v = self.view
         if not self._dirty or v is None or v.get("result") or (v.get("core") or {}).get("phase") != "playing":
             return []
         self._dirty = False
         if self.llm is None:
-            if not self._noted_missing:
+            act = self.llm_missing("action")
+            if not self._noted_missing or self.strict_llm:
                 self._noted_missing = True
-                self.note("llm_fallback", error="no LLM configured")
+                if not self.llm_fallback(act, error="no LLM configured"):
+                    return []
+            else:
+                act.fallback = True
             return self._fallback_moves()
+        if self.variant["partner_ws"] and not self._ground():
+            return []  # strict mode: a failed reading ends the game
+        act = None
         try:
-            if self.variant["partner_ws"]:
-                self._ground()
-            user = self._input()
-            messages = [{"role": "system", "content": self._system_prompt()}]
-            for u, a in self.turns[-self.history_turns:]:
-                messages += [{"role": "user", "content": u}, {"role": "assistant", "content": a}]
-            messages.append({"role": "user", "content": user})
-            tally = _Tally()
-            try:
-                out = self.llm.chat_json(messages, ACTION_SCHEMA, usage=tally)
-            finally:
-                tally.into(self.usage)
-            if not isinstance(out, dict) or not isinstance(out.get("actions", []), list):
-                raise ValueError("the answer is not an action object")
+            with self.llm_act("action") as act:
+                user = self._input()
+                messages = self._turn_messages(user)
+                out = self.llm.chat_json(messages, self.schemas()[0], usage=act)
+                if not isinstance(out, dict) or not isinstance(out.get("actions", []), list):
+                    raise ValueError("the answer is not an action object")
         except Exception as exc:  # bots.llm.LLMError and anything malformed: play this turn with the solver
-            self.note("llm_fallback", error=f"{type(exc).__name__}: {exc}"[:300])
+            if not self.llm_fallback(act, exc):
+                self._observations = []
+                return []
             return self._fallback_moves()
         self._observations = []
         answer = json.dumps(out, ensure_ascii=False)
@@ -179,45 +251,63 @@ class LLMBrain(Brain):
         return self.fallback.act()
 
     # ------------------------------------------------------------------------------------------------------------
+    # the conversation
+
+    def _turn_messages(self, user: str) -> list[dict]:
+        """The stable prefix, the history (append-only, or the sliding window), this turn's input."""
+        if self._prefix is None:
+            self._prefix = [{"role": "system", "content": self._system_prompt()}] + self._example()
+        if self.stable_prefix:
+            self._trim()
+            past = self.turns[self._history_start:]
+        else:
+            past = self.turns[-self.history_turns:] if self.history_turns > 0 else []
+        messages = list(self._prefix)
+        for u, a in past:
+            messages += [{"role": "user", "content": u}, {"role": "assistant", "content": a}]
+        messages.append({"role": "user", "content": user})
+        return messages
+
+    def _trim(self) -> None:
+        """When the history grew too long, drop its older half in one go, so the prompt stays the same prefix of the
+        next one for many turns in a row."""
+        keep = max(1, self.history_turns)
+        kept = self.turns[self._history_start:]
+        size = sum(len(m["content"]) for m in self._prefix or []) + sum(len(u) + len(a) for u, a in kept)
+        if len(kept) >= 2 * keep or (size > self.prompt_chars and len(kept) > 1):
+            self._history_start = len(self.turns) - max(1, min(keep, len(kept) // 2))
+
+    # ------------------------------------------------------------------------------------------------------------
     # grounding module: the partner's coins from each message
 
-    def _ground(self) -> None:
+    def _ground(self) -> bool:
+        """Read the partner's new messages; False when strict mode refused a fallback (the act failed)."""
         msgs, self._partner_msgs = self._partner_msgs, []
         v = self.view
         rooms = [r["id"] for r in v["rooms"]]
         wmin, wmax = v.get("coin_range") or (1, 10)
         for text in msgs:
+            act = None
             try:
-                found = self._ground_one(text, rooms, wmin, wmax)
+                with self.llm_act("grounding") as act:
+                    found = self._ground_one(text, rooms, wmin, wmax, act)
             except Exception as exc:  # the rule-based reader stands in for a failed extraction
-                self.note("grounding_fallback", error=f"{type(exc).__name__}: {exc}"[:300])
+                if not self.llm_fallback(act, exc, where="grounding"):
+                    return False
                 found = rule_reader.read(text, rooms, wmin, wmax).coins
             shared = {key_edge(k) for k in (v.get("partner_coins") or {})}
             for e, w in found.items():
                 if e not in shared:  # /share values are authoritative
                     self.partner_ws[e] = w
+        return True
 
-    def _ground_one(self, text: str, rooms: Sequence[str], wmin: int, wmax: int) -> dict:
+    def _ground_one(self, text: str, rooms: Sequence[str], wmin: int, wmax: int, usage=None) -> dict:
         v = self.view
-        partner_world = "ghost" if self.seat == "light" else "light"
         known = ", ".join(f"{ekey(e)}: {w}" for e, w in sorted(self.partner_ws.items())) or "nothing yet"
-        names = ", ".join(f"{r} = {ROOM_NAMES.get(r, r)}" for r in rooms)
-        system = (
-            "You keep track of the coins one player has revealed in a cooperative route-planning game. Rooms "
-            f"(letter = name): {names}. Every pair of rooms is joined by a hallway, and every player has their own "
-            f"number of coins ({wmin}-{wmax}) on each hallway. You get one message by the player, the coins of that "
-            "player you already know, and the room where the agreed path currently ends (for phrases like 'from "
-            "there'). List only coins the player states as their OWN and that are new or changed; never sums of both "
-            "players. Hallways are undirected; use room letters. Answer with JSON: "
-            '{"thought": "...", "coins": [{"hallway": ["L", "K"], "coins": 5}]}; an empty list when nothing is new.')
-        user = (f"[Message]: {text}\n[Known]: {known}\n[Loc]: {(v.get('agreed') or [v['start']])[-1]}\n"
-                f"[World]: {partner_world}")
-        tally = _Tally()
-        try:
-            out = self.llm.chat_json([{"role": "system", "content": system}, {"role": "user", "content": user}],
-                                     GROUNDING_SCHEMA, usage=tally)
-        finally:
-            tally.into(self.usage)
+        loc = (v.get("agreed") or [v["start"]])[-1]
+        user = f"[Message]: {text}\n[Known]: {known}\n[Loc]: {loc}"
+        out = self.llm.chat_json(self._grounding_prefix() + [{"role": "user", "content": user}],
+                                 self.schemas()[1], usage=usage)
         found = {}
         allowed = set(rooms)
         for item in out.get("coins") or []:
@@ -228,8 +318,55 @@ class LLMBrain(Brain):
                 found[edge(*pair)] = w
         return found
 
+    def _grounding_prefix(self) -> list[dict]:
+        """The grounding module's stable prefix: instructions for this house and one worked example (made up)."""
+        if self._gprefix is None:
+            v = self.view
+            rooms = [r["id"] for r in v["rooms"]]
+            wmin, wmax = v.get("coin_range") or (1, 10)
+            names = ", ".join(f"{r} = {ROOM_NAMES.get(r, r)}" for r in rooms)
+            system = (
+                "You keep track of the coins one player has revealed in a cooperative route-planning game. Rooms "
+                f"(letter = name): {names}. Every pair of rooms is joined by a hallway, and every player has their "
+                f"own number of coins ({wmin}-{wmax}) on each hallway. You get one message by the player, the coins "
+                "of that player you already know, and the room where the agreed path currently ends (for phrases "
+                "like 'from there'). List only coins the player states as their OWN and that are new or changed; "
+                "never sums of both players. Hallways are undirected; use room letters. Answer with JSON: "
+                '{"thought": "...", "coins": [{"hallway": ["L", "K"], "coins": 5}]}; an empty list when nothing '
+                "is new.")
+            a, b, c = rooms[0], rooms[1], rooms[2]
+            lo, hi = int(wmin), int(wmax)
+            x, y = min(hi, lo + 3), lo
+            user = (f"[Message]: My coins: {ekey((b, c))} is {x}, and from there to {a} I have {y}.\n"
+                    f"[Known]: nothing yet\n[Loc]: {a}")
+            answer = {"thought": f"{ekey((b, c))} is {x}; 'from there' is from {c}, so {ekey((a, c))} is {y}.",
+                      "coins": [{"hallway": [b, c], "coins": x}, {"hallway": [c, a], "coins": y}]}
+            self._gprefix = [{"role": "system", "content": system}, {"role": "user", "content": user},
+                             {"role": "assistant", "content": json.dumps(answer, ensure_ascii=False)}]
+        return list(self._gprefix)
+
     # ------------------------------------------------------------------------------------------------------------
     # prompts
+
+    def _example(self) -> list[dict]:
+        """One worked example of a turn (made-up coins, this house's letters): part of the stable prefix."""
+        v = self.view
+        rooms = [r["id"] for r in v["rooms"]]
+        a, b, c = rooms[0], rooms[1], rooms[2]
+        wmin, wmax = v.get("coin_range") or (1, 10)
+
+        def w(x: int) -> int:
+            return max(int(wmin), min(int(wmax), x))
+
+        own = (f"(example; made-up coins: your own {ekey((a, c))} is {w(6)})" if self.stable_prefix else
+               f"(example with made-up coins)\n[World-state-own]: {ekey((a, b))}: {w(2)}, {ekey((a, c))}: {w(6)}, "
+               f"{ekey((b, c))}: {w(3)}")
+        user = f"{own}\n[Open-proposal]: none\n[Observation]: Partner: Hi! I have {w(5)} coins on {ekey((a, c))}."
+        answer = {"thought": f"{ekey((a, c))} is rich for both of us: suggest it and share my coins there.",
+                  "actions": [{"type": "suggest", "args": [a, c]}, {"type": "inform", "args": [a, c]}],
+                  "message": f"Nice, I have {w(6)} on {ekey((a, c))} too. Shall we go from {a} to {c} first?"}
+        return [{"role": "user", "content": user},
+                {"role": "assistant", "content": json.dumps(answer, ensure_ascii=False)}]
 
     def _system_prompt(self) -> str:
         v = self.view
@@ -239,46 +376,42 @@ class LLMBrain(Brain):
         world = v["world"]
         other = "ghost" if world == "light" else "light"
         limit = v.get("turn_limit")
-        room_list = "; ".join(f"{r}: the {ROOM_NAMES.get(r, r)}" for r in rooms)
-        inputs = ["[World-state-own]: your own coins on every hallway."]
+        room_list = ", ".join(f"{r} {ROOM_NAMES.get(r, r)}" for r in rooms)
+        inputs = [] if self.stable_prefix else ["[World-state-own] your coins on every hallway"]
         if self.variant["partner_ws"]:
-            inputs.append("[World-state-partner]: your partner's coins as far as they have revealed them.")
+            inputs.append("[World-state-partner] your partner's coins revealed so far")
         if self.variant["history"]:
-            inputs.append("[History]: the actions you took in your earlier turns.")
+            inputs.append("[History] your actions in earlier turns")
         if self.variant["state"]:
-            inputs.append("[Visited]: the agreed path so far (both of you agreed to it).")
-            inputs.append("[Remaining]: the rooms still to visit (the start room stays until the tour is closed).")
+            inputs.append("[Visited] the agreed path so far")
+            inputs.append(f"[Remaining] the rooms still to visit ({start} stays until the tour is closed)")
         if self.variant["ibp"]:
-            inputs.append("[IBP]: the intermediate best path: the best full tour that begins with [Visited], computed "
-                          "by an exact solver from your coins plus the partner coins known so far. Always use it as "
-                          "your reference when you suggest rooms or ask about coins.")
-        inputs.append("[Open-proposal]: the proposal waiting for an answer, if any, and who made it.")
-        inputs.append("[Observation]: what your partner wrote and what the game announced since your last turn.")
-        turn_rule = f"You have at most {limit} turns; " if limit else ""
+            inputs.append("[IBP] the intermediate best path: the best full tour that begins with [Visited], computed "
+                          "by an exact solver from your coins plus the partner's known ones; use it as your "
+                          "reference when you suggest rooms or ask about coins")
+        inputs.append("[Open-proposal] the proposal waiting for an answer, and who made it")
+        inputs.append("[Observation] what your partner wrote and the game announced since your last turn")
+        turn_rule = f"At most {limit} turns each: " if limit else ""
         return (
-            f"You are an adventurer in a house with {len(rooms)} rooms ({room_list}). You live in the {world} world; "
-            f"your partner lives in the {other} world. Every two rooms are joined by a hallway. In each world a "
-            f"hallway holds some coins ({wmin} to {wmax}); you see only your own world's coins and your partner only "
-            "theirs. Together you must agree on ONE round trip that starts in "
-            f"{start}, visits every other room exactly once and returns to {start}. You collect the coins of BOTH "
-            "worlds on every hallway you walk, so the best tour depends on coins you cannot see: talk about them.\n"
-            "The game keeps one agreed path, starting at the start room. Either of you proposes the next room(s) or a "
-            "whole tour; the other agrees or rejects. When the agreed path is a complete tour, both of you end the "
-            f"game by submitting the same tour. {turn_rule}be efficient.\n\n"
-            "Each turn you get:\n" + "\n".join(inputs) + "\n\n"
-            "Answer with one JSON object: {\"thought\": \"your private reasoning\", \"actions\": [{\"type\": ..., "
-            "\"args\": [...]}], \"message\": \"what you say to your partner\"}. Action types:\n"
-            "- suggest: propose a path: args = rooms, e.g. [\"" + start + "\", \"K\"] or a whole tour.\n"
-            "- agree-inner: you accept your partner's open proposal (args = that path).\n"
-            "- agree-outer: your partner accepted your proposal (bookkeeping only).\n"
-            "- reject: you decline your partner's open proposal.\n"
-            "- visit: a room both of you agreed to go to next (args = [room]).\n"
-            "- end: submit the final tour, args = the full tour from and back to " + start + ".\n"
-            "- ask: ask your partner about their coins, args = hallways like [[\"L\", \"K\"]].\n"
-            "- inform: reveal your own coins on hallways, args = hallways like [[\"L\", \"K\"]].\n"
-            "Rules: only agree to a proposal your partner made; do not repeat agree-inner for the same path; end only "
-            "with a complete tour you both agreed on. Your partner sees only your message and the game's "
-            "announcements, never your thought or actions.")
+            f"You are an adventurer in a house with {len(rooms)} rooms: {room_list}. You live in the {world} world, "
+            f"your partner in the {other} world. Every two rooms are joined by a hallway holding {wmin}-{wmax} coins "
+            "in each world; you see only your own world's coins. Together you agree on ONE round trip from "
+            f"{start} through every other room exactly once and back to {start}. You collect the coins of BOTH worlds "
+            "on every hallway you walk, so the best tour depends on coins you cannot see: talk about them. The game "
+            f"keeps one agreed path from {start}: either of you proposes the next room(s) or a whole tour, the other "
+            "agrees or rejects; when the agreed path is a complete tour, both submit it. "
+            f"{turn_rule}be efficient.\n"
+            "Each turn you get: " + "; ".join(inputs) + ".\n"
+            "Answer with one JSON object {\"thought\": \"your private reasoning\", \"actions\": [{\"type\": ..., "
+            "\"args\": [...]}], \"message\": \"what you say to your partner\"}. Action types: suggest (args: the "
+            f"rooms of a path, e.g. [\"{start}\", \"K\"], or a whole tour); agree-inner (accept your partner's open "
+            "proposal); reject (decline it); visit (args: [room], the room agreed next); end (submit; args: the full "
+            f"tour from and back to {start}); ask (ask for your partner's coins; args: two rooms per hallway, e.g. "
+            "[\"L\", \"K\"]); inform (reveal your coins; args: two rooms per hallway); agree-outer (your partner "
+            "accepted your proposal; bookkeeping only). Only agree to your partner's proposals; end only with a "
+            "complete agreed tour. Your partner sees only your message and the game's announcements. Thought under "
+            f"{THOUGHT_CHARS} characters, message under {MESSAGE_CHARS}, at most {MAX_ACTIONS} actions."
+            + (f"\n[World-state-own]: {self._own_ws()}" if self.stable_prefix else ""))
 
     def _own_ws(self) -> str:
         return ", ".join(f"{k}: {w}" for k, w in self.view["my_coins"].items())
@@ -304,7 +437,8 @@ class LLMBrain(Brain):
     def _input(self) -> str:
         v = self.view
         rooms = [r["id"] for r in v["rooms"]]
-        parts = [f"[World-state-own]: {self._own_ws()}"]
+        # Stable prefix: the own coins never change, so they are stated once, in the system prompt.
+        parts = [] if self.stable_prefix else [f"[World-state-own]: {self._own_ws()}"]
         if self.variant["partner_ws"]:
             parts.append(f"[World-state-partner]: {self._partner_ws_text()}")
         if self.variant["history"]:
@@ -332,7 +466,8 @@ class LLMBrain(Brain):
         tl = v.get("turns_left") or {}
         if tl.get("me") is not None:
             parts.append(f"[Turns-left]: you {tl.get('me')}, partner {tl.get('partner')}")
-        obs = "\n".join(self._observations[-12:]) or ("<START>" if not self.turns else "(nothing new)")
+        obs = "\n".join(_short(o) for o in self._observations[-12:]) or ("<START>" if not self.turns
+                                                                        else "(nothing new)")
         parts.append(f"[Observation]: {obs}")
         return "\n".join(parts)
 

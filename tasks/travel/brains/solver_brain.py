@@ -26,6 +26,7 @@ share_policy="all" shares every coin in the opening instead (one message; also l
 """
 from __future__ import annotations
 
+import json
 import math
 from typing import Optional, Sequence
 
@@ -166,6 +167,7 @@ class _Plan:
 
 class SolverBrain(Brain):
     name = "solver"
+    uses_llm = True  # its text reader, when an LLM is configured (option llm_reader)
 
     def __init__(self, seat: str, seed: int = 0, llm=None, options: Optional[dict] = None):
         super().__init__(seat, seed, llm, options)
@@ -176,6 +178,7 @@ class SolverBrain(Brain):
         self.ask_rounds = int(o.get("ask_rounds", 4))
         self.max_asks = int(o.get("max_asks", 2))  # ask for one hallway at most this often
         self.llm_reader = bool(o.get("llm_reader", True))
+        self._reading_schema: Optional[dict] = None
         self.share_with_asks = bool(o.get("share_with_asks", True))
         self.view: Optional[dict] = None
         self.k: Optional[Knowledge] = None
@@ -326,10 +329,15 @@ class SolverBrain(Brain):
     def _read(self, text: str):
         k = self.k
         if self.llm is not None and self.llm_reader:
+            if self._reading_schema is None:
+                self._reading_schema = reading_schema(k.rooms, k.wmin, k.wmax)
+            act = None
             try:
-                return read_with_llm(self.llm, text, k.rooms, k.wmin, k.wmax, self.usage)
+                with self.llm_act("reader") as act:
+                    return read_with_llm(self.llm, text, k.rooms, k.wmin, k.wmax, act, schema=self._reading_schema)
             except Exception as exc:  # LLMError or a malformed answer: the rule-based reader takes over
-                self.note("llm_fallback", error=f"{type(exc).__name__}: {exc}"[:300], where="reader")
+                # (under strict_llm the act is marked failed and the driver ends the game before any move)
+                self.llm_fallback(act, exc, where="reader")
         return rule_reader.read(text, k.rooms, k.wmin, k.wmax)
 
     def _read_chats(self, plan: _Plan) -> None:
@@ -597,25 +605,36 @@ class SolverBrain(Brain):
 # ----------------------------------------------------------------------------------------------------------------
 # Reading chat with an LLM (when one is configured)
 
-READING_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "coins": {"type": "array", "items": {
-            "type": "object",
-            "properties": {"hallway": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
-                           "coins": {"type": "integer"}},
-            "required": ["hallway", "coins"]}},
-        "asks": {"type": "array", "items": {"type": "array", "items": {"type": "string"}, "minItems": 2,
-                                            "maxItems": 2}},
-        "ask_all": {"type": "boolean"},
-        "cap": {"type": ["integer", "null"]},
-        "path": {"type": ["array", "null"], "items": {"type": "string"}},
-        "yes": {"type": "boolean"},
-        "no": {"type": "boolean"},
-        "question": {"type": "boolean"},
-    },
-    "required": ["coins", "asks", "yes", "no"],
-}
+def reading_schema(rooms: Sequence[str], wmin: int, wmax: int) -> dict:
+    """What the LLM reader extracts from one chat message, for this house's rooms and coin range. Written once per
+    seat (`SolverBrain`), sent as the structured-output schema and used to validate the answer; bounded
+    throughout, so the client can size max_tokens. An empty path means none."""
+    room = {"type": "string", "enum": list(rooms)}
+    pair = {"type": "array", "items": room, "minItems": 2, "maxItems": 2}
+    coins = list(range(int(wmin), int(wmax) + 1))
+    return {
+        "title": "reading",
+        "type": "object",
+        "properties": {
+            "coins": {"type": "array", "maxItems": 4, "items": {
+                "type": "object",
+                "properties": {"hallway": pair, "coins": {"type": "integer", "enum": coins}},
+                "required": ["hallway", "coins"], "additionalProperties": False}},
+            "asks": {"type": "array", "maxItems": 4, "items": pair},
+            "ask_all": {"type": "boolean"},
+            "cap": {"enum": [None] + coins},
+            "path": {"type": "array", "items": room, "maxItems": len(rooms) + 1},
+            "yes": {"type": "boolean"},
+            "no": {"type": "boolean"},
+            "question": {"type": "boolean"},
+        },
+        "required": ["coins", "asks", "ask_all", "cap", "path", "yes", "no", "question"],
+        "additionalProperties": False,
+    }
+
+
+# The schema for the paper's preset house (documentation and simple fakes; brains build their own per seat).
+READING_SCHEMA = reading_schema(list("LEBKCA"), 1, 10)
 
 
 class _Tally:
@@ -637,27 +656,44 @@ class _Tally:
             usage[f] = usage.get(f, 0) + getattr(self, f)
 
 
-def read_with_llm(llm, text: str, rooms: Sequence[str], wmin: int, wmax: int, usage: dict):
-    """Read one partner message with the LLM into a reader.Reading (validated: rooms of this house, coin range)."""
+def reader_messages(text: str, rooms: Sequence[str], wmin: int, wmax: int) -> list[dict]:
+    """The reader's prompt: a stable prefix (instructions for this house, one worked example) and the message."""
     from ..board import ROOM_NAMES
 
     names = ", ".join(f"{r} = {ROOM_NAMES.get(r, r)}" for r in rooms)
-    messages = [
+    a, b, c = rooms[0], rooms[1], rooms[2]
+    lo, hi = int(wmin), int(wmax)
+    example_text = f"I have {min(hi, lo + 3)} coins on {a}-{b}. What are yours on {b}-{c}? Let's go {a} {b} next."
+    example = {"coins": [{"hallway": [a, b], "coins": min(hi, lo + 3)}], "asks": [[b, c]], "ask_all": False,
+               "cap": None, "path": [a, b], "yes": False, "no": False, "question": True}
+    return [
         {"role": "system", "content": (
             "You read one chat message from a player of a cooperative route-planning game and extract its content "
             f"as JSON. Rooms (letter = name): {names}. Hallways connect two rooms; each player has their own coins "
             f"({wmin}-{wmax}) on every hallway. Extract: coins = hallways whose coins the speaker states as their "
             "OWN (not sums); asks = hallways the speaker asks the listener about; ask_all = the speaker asks for all "
             "of the listener's coins; cap = N if the speaker says their other hallways have at most N coins, else "
-            "null; path = a sequence of room letters the speaker suggests visiting, else null; yes/no = agreement or "
+            "null; path = the room letters the speaker suggests visiting, in order, else []; yes/no = agreement or "
             "disagreement; question = the message asks something. Use room letters only.")},
+        {"role": "user", "content": example_text},
+        {"role": "assistant", "content": json.dumps(example)},
         {"role": "user", "content": text},
     ]
-    tally = _Tally()
-    try:
-        out = llm.chat_json(messages, READING_SCHEMA, usage=tally)
-    finally:
-        tally.into(usage)
+
+
+def read_with_llm(llm, text: str, rooms: Sequence[str], wmin: int, wmax: int, usage, schema: Optional[dict] = None):
+    """Read one partner message with the LLM into a reader.Reading (validated: rooms of this house, coin range).
+    `usage`: a dict of counts, or an object with .add (an `LLMAct`) that the client fills directly."""
+    schema = schema or reading_schema(rooms, wmin, wmax)
+    messages = reader_messages(text, rooms, wmin, wmax)
+    if hasattr(usage, "add"):
+        out = llm.chat_json(messages, schema, usage=usage)
+    else:
+        tally = _Tally()
+        try:
+            out = llm.chat_json(messages, schema, usage=tally)
+        finally:
+            tally.into(usage)
     r = rule_reader.Reading(text=text)
     allowed = set(rooms)
 
