@@ -6,8 +6,9 @@ Opt-in, like the real-Slurk conformance tests:
 
 Optional: LLM_TEST_API_KEY (from the environment only, never the command line), LLM_TEST_DEADLINE (seconds per agent
 act, default 20), LLM_TEST_STRUCTURED (auto | json_schema | json_object_schema | json_object | off; default auto).
-Besides the configured setting, the first LLM brain of each task also plays with structured answers off, so the model
-answers free-form and malformed answers are certain.
+Besides the configured setting, the last LLM brain of each task also plays with structured answers off, so the model
+answers free-form and malformed answers are certain. A brain counts as an LLM brain when it declares `uses_llm` (it
+calls its LLM when it has one) or `needs_llm` (it is an LLM agent).
 
 Each game asserts: it ends (completed or out of turns; never stalled, never an error), every LLM act is logged with its
 validity and timing, no act takes longer than its deadline, and nothing the model says crashes or blocks the room.
@@ -30,7 +31,8 @@ CONFIGURED = bool(os.environ.get(URL_ENV) and os.environ.get(MODEL_ENV))
 SEED = 11
 SLACK = 1.0  # seconds beyond the deadline an act may take (the answer that arrives at the deadline, the fallback)
 # Shorter games than the defaults, so the tier fits in minutes on a CPU: the agents' behaviour is the same.
-TASK_OPTIONS = {"travel": {"turn_limit": 8}, "gnomes": {"rounds": 2, "turn_cap": 30}}
+TASK_OPTIONS = {"travel": {"turn_limit": 8}, "gnomes": {"rounds": 2, "turn_cap": 30},
+                "assignment": {"turns": "alternate"}}
 BRAIN_OPTIONS = {"gnomes": {"iterations": 200}}
 
 pytestmark = [
@@ -40,6 +42,11 @@ pytestmark = [
 ]
 
 
+def _uses_llm(factory) -> bool:
+    """A brain declares that it calls its LLM (`uses_llm`: when it has one; `needs_llm`: it is an LLM agent)."""
+    return bool(getattr(factory, "uses_llm", False) or getattr(factory, "needs_llm", False))
+
+
 def llm_brains() -> list:
     """(task, seat, brain) for every brain of every registered task that uses an LLM, in the last seat it may take;
     the other seats get the task's default brains."""
@@ -47,19 +54,20 @@ def llm_brains() -> list:
     for name in available_tasks():
         spec = get_task(name)
         for brain, factory in spec.brains.items():
-            if getattr(factory, "uses_llm", False):
+            if _uses_llm(factory):
                 seat = [s for s in spec.seats if brain in spec.brains_for(s)][-1]
                 out.append((name, seat, brain))
     return out
 
 
 def cases() -> list:
-    out, first = [], set()
+    """Every LLM brain with the configured setting; the last of each task also with structured answers off."""
+    out, last = [], {}
     for task, seat, brain in llm_brains():
         out.append(pytest.param(task, seat, brain, None, id=f"{task}-{brain}"))
-        if task not in first:
-            first.add(task)
-            out.append(pytest.param(task, seat, brain, "off", id=f"{task}-{brain}-unstructured"))
+        last[task] = (seat, brain)
+    for task, (seat, brain) in last.items():
+        out.append(pytest.param(task, seat, brain, "off", id=f"{task}-{brain}-unstructured"))
     return out
 
 

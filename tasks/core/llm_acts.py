@@ -82,7 +82,7 @@ def fell_back(results: Iterable[dict]) -> set:
     seats = set()
     for r in results:
         for seat, s in (r.get("llm") or {}).items():
-            if s.get("fallback") or s.get("failed") or s.get("acts", 0) > s.get("valid", 0):
+            if s.get("fallback") or s.get("failed"):
                 seats.add(seat)
     return seats
 

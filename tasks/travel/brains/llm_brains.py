@@ -29,7 +29,8 @@ in both: its own stable prefix (instructions for this house, one worked example)
 
 Without an LLM (llm=None), or when a call fails (any exception, e.g. bots.llm.LLMError), a brain plays that turn
 with the solver policy and notes "llm_fallback" (under the brain option strict_llm the act fails instead and the
-game is reported invalid). Every use of the LLM is an LLM act (`Brain.llm_act`: "action" or "grounding") with its
+game is reported invalid). So does a valid answer that makes no move at all (it would leave the partner waiting):
+that act counts as valid and as a fallback. Every use of the LLM is an LLM act (`Brain.llm_act`: "action" or "grounding") with its
 validity, tokens and time. `llm` is duck-typed: any object with chat_json(messages, schema, usage=...) works; usage
 objects get .add(delta) calls with prompt_tokens / completion_tokens.
 """
@@ -239,10 +240,17 @@ class LLMBrain(Brain):
         answer = json.dumps(out, ensure_ascii=False)
         self.turns.append((user, answer))
         try:
-            return self._apply(out)
+            moves = self._apply(out)
         except Exception as exc:  # defensive: a mapping bug must not stop the room
             self.note("error", error=f"{type(exc).__name__}: {exc}"[:300])
-            return []
+            moves = []
+        if not moves and not self.strict_llm:
+            # A valid answer that makes no move (nothing said, nothing done) would leave the partner waiting for
+            # ever: the solver plays this turn, and the act counts as a fallback (its answer stays valid).
+            act.fallback = True
+            self.note("llm_fallback", error="the answer makes no move")
+            return self._fallback_moves()
+        return moves
 
     def _fallback_moves(self):
         self._observations = []

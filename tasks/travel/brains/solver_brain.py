@@ -193,6 +193,7 @@ class SolverBrain(Brain):
         self._rejected: dict = {}
         self._suggestion: Optional[list] = None
         self._yes = self._no = False
+        self._heard = False  # this act answers something the partner wrote
         self._cache: dict = {}
 
     # ------------------------------------------------------------------------------------------------------------
@@ -342,6 +343,7 @@ class SolverBrain(Brain):
 
     def _read_chats(self, plan: _Plan) -> None:
         chats, self._chats = self._chats, []
+        self._heard = bool(chats)
         for text, known in chats:
             r = self._read(text)
             for e, w in r.coins.items():
@@ -430,6 +432,10 @@ class SolverBrain(Brain):
                 plan.cmd("submit")
                 if not theirs_sub:
                     plan.say(T.submitted(agreed))
+            elif not plan.has("submit") and not theirs_sub and self._heard:
+                # I wait for the partner's submit and they talk instead: remind them (each line costs me a turn,
+                # so a partner that never submits ends the game at the turn limit instead of stalling it).
+                plan.say(T.please_submit_agreed(agreed))
         elif theirs_sub and (mine_sub is None or self._canon(mine_sub) != self._canon(theirs_sub)):
             self._answer_submit(plan, theirs_sub, best, best_val)
         elif pending and pending["mine"]:
