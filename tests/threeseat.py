@@ -26,8 +26,10 @@ class MeetingGame(Game):
     def generate(cls, seed, options):
         rng = random.Random(seed)
         common = rng.choice(SLOTS)
-        free = {u: sorted({common, *rng.sample(SLOTS, 3)}) for u in USERS}
-        return {"free": free}
+        while True:  # distinct sets: the leak test looks for one user's slots in what the other received
+            free = {u: sorted({common, *rng.sample(SLOTS, 3)}) for u in USERS}
+            if len({tuple(v) for v in free.values()}) == len(USERS):
+                return {"free": free}
 
     def __init__(self, seed, options=None, instance=None):
         super().__init__(seed, options, instance)
