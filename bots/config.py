@@ -45,12 +45,13 @@ import yaml
 
 from tasks.core.codes import CompletionConfig
 from tasks.core.match import TimerConfig
+from bots.pacing import Pacing
 
 DEFAULT_STATE_DB = "./bot-state.sqlite3"
 DEFAULT_WAITING_TIMEOUT = 600.0
 DEFAULT_ROOMS_PER_MINUTE = 30
 SECTIONS = ("slurk", "agents", "person_seats", "timers", "completion", "llm", "state_db", "task_options",
-            "agent_users", "concierge")
+            "agent_users", "concierge", "pacing")
 CONCIERGE_KEYS = ("token", "user_id", "waiting_timeout", "agent_users", "rooms_per_minute")
 ETAG_MODES = ("auto", "on", "off")
 _SECRET_WORDS = ("token", "key", "secret", "password")
@@ -130,6 +131,7 @@ class Config:
     task_options: dict = field(default_factory=dict)
     agent_users: dict = field(default_factory=dict)  # agent seat -> Slurk user id (the agent's own Slurk user)
     concierge: ConciergeSettings = field(default_factory=ConciergeSettings)
+    pacing: Pacing = field(default_factory=Pacing)  # agents' replies held back like a person typing (Slurk only)
     source: Optional[str] = None  # the file it was read from
 
     def __repr__(self) -> str:
@@ -211,6 +213,11 @@ def load_config(path: Optional[str] = None, env: Mapping[str, str] = os.environ)
     agent_users = raw.get("agent_users")
     if agent_users is None:
         agent_users = concierge.get("agent_users")
+    try:
+        cfg.pacing = Pacing.from_section(raw.get("pacing") if raw.get("pacing") is not None else {},
+                                         env.get("BOT_PACING"))
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"The 'pacing' section: {exc}.") from None
     cfg.agent_users = parse_agent_users(env.get("AGENT_USERS") or agent_users,
                                         "AGENT_USERS" if env.get("AGENT_USERS") else "agent_users")
     return cfg

@@ -14,6 +14,10 @@ import os
 
 import pytest
 
+# Agents on Slurk answer at a person's typing pace by default (bots/pacing.py); the tests keep their waits short
+# and test the pacing itself with settings of their own.
+os.environ["BOT_PACING"] = "off"
+
 from tests.slurk_double import ADMIN_TOKEN, SlurkDouble, SlurkRest
 from tests.slurk_double.recorder import SocketRecorder
 

@@ -72,6 +72,7 @@ class RoomWorker(PersonInputs):
         self._ref: Optional[str] = None  # the ref of the person input being fed (stored with it)
         self._senders: Optional[SenderCheck] = None
         self._allowed: dict[int, bool] = {}  # user -> may take a person's seat here (their token's task is ours)
+        self._unsaveable: set[str] = set()  # agent seats whose memory could not be saved (warned once)
 
     def __repr__(self) -> str:
         return f"RoomWorker(room={self.room_id}, state={self.state})"
@@ -439,12 +440,15 @@ class RoomWorker(PersonInputs):
         if rec.status == "open":
             self._ensure_agent_members()
         self.seat_map_logged = all(i.get("user_id") is not None for i in rec.seats.values() if i["kind"] == "person")
+        memories = self.bot.store.brain_states(self.room_id)  # seat -> (seq, state) after the agent's last act
         replayed = self.driver.replay([], t0=rec.opened_at)
         self._note_timers(replayed, rec.opened_at)
+        self._recall(memories)
         for inp in rec.inputs:
             effects = self.driver.replay([inp])
             self._note_timers(effects, getattr(inp, "t", 0.0) or time.time())
             replayed += effects
+            self._recall(memories)
         self._backfill_logs(rec, replayed)
         self.state = "attached"
         now = time.time()
@@ -461,6 +465,22 @@ class RoomWorker(PersonInputs):
             self.delivery.deliver([GameOver(self.match.status, self.match.results)])
             return
         # A brain may have been about to answer when the process died: `_handle` lets it think again (`_think`).
+
+    def _recall(self, memories: dict) -> None:
+        """Load each agent's saved memory once the replay reached the point where it was saved (what the agent
+        observed after that point then reaches it by the rest of the replay, as it did live)."""
+        for seat, (seq, state) in list(memories.items()):
+            if self.match.seq < seq:
+                continue
+            del memories[seat]
+            brain = self.driver.brains.get(seat)
+            if brain is None or self.match.seq > seq:
+                continue  # not an agent seat now, or the record ends before the memory (it was never stored)
+            try:
+                brain.restore(state)
+            except Exception as exc:
+                log.warning("room %s: the %s agent's saved memory could not be loaded (%s: %s); it resumes from "
+                            "what it observed", self.room_id, seat, type(exc).__name__, exc)
 
     def _backfill_logs(self, rec: RoomRecord, replayed: list) -> None:
         """Post the game_start / game_input logs that a crash kept from reaching Slurk, so that Slurk's logs alone
@@ -575,6 +595,23 @@ class RoomWorker(PersonInputs):
                 break
         if thought.error is not None and self.state == "attached":
             self.delivery.say(FAILURE_TEXT)  # an agent that crashed: the room says so and keeps going
+        self._save_brain(thought.seat)
+
+    def _save_brain(self, seat: str) -> None:
+        """Keep the agent's memory after its act (with the number of inputs handled so far), so that a restarted
+        bot's agent goes on where it was (`_restore`) instead of greeting again or undoing what was agreed."""
+        brain = self.driver.brains.get(seat) if self.driver is not None else None
+        if brain is None or self.match is None or self.match.over or seat in self.driver.thinking:
+            return
+        try:
+            state = brain.snapshot()
+        except Exception as exc:  # the brain holds something unsaveable: it resumes from its observations only
+            if seat not in self._unsaveable:
+                self._unsaveable.add(seat)
+                log.warning("room %s: the %s agent's memory cannot be saved (%s: %s); after a restart it resumes "
+                            "from what it observed only", self.room_id, seat, type(exc).__name__, exc)
+            return
+        self.bot.store.save_brain(self.room_id, seat, self.match.seq, state)
 
     def _show_thinking(self, starting: bool = False) -> None:
         """Keep `core.thinking` of people's views true. Every view sent carries the seats thinking now; besides, a

@@ -132,7 +132,7 @@ class SlurkBot:
         self.scheduler = Scheduler(self._timer_fired)
         self.logs = LogShipper(self.rest, Outbox(self.store, self.url, self.user_id))
         self.pages = PageUpdates(self.rest, self.spec.state_element)
-        self.thinking = ThinkingPool(self.llm_client)
+        self.thinking = ThinkingPool(self.llm_client, pacing=self.config.pacing)
         restored = []
         for rec in self.store.open_rooms(task=self.spec.name):
             w = self._worker(rec.room_id, create=True)

@@ -45,6 +45,15 @@ CREATE TABLE IF NOT EXISTS inputs (
     input    TEXT NOT NULL,
     PRIMARY KEY (server, bot_user, room_id, seq)
 );
+CREATE TABLE IF NOT EXISTS brains (
+    server   TEXT NOT NULL,
+    bot_user INTEGER NOT NULL,
+    room_id  INTEGER NOT NULL,
+    seat     TEXT NOT NULL,
+    seq      INTEGER NOT NULL,
+    state    BLOB NOT NULL,
+    PRIMARY KEY (server, bot_user, room_id, seat)
+);
 CREATE TABLE IF NOT EXISTS seen (
     server   TEXT NOT NULL,
     bot_user INTEGER NOT NULL,
@@ -216,6 +225,7 @@ class RoomStore:
         with self._db:
             self._db.execute("DELETE FROM inputs WHERE server=? AND bot_user=? AND room_id=?", self._key(rec.room_id))
             self._db.execute("DELETE FROM seen WHERE server=? AND bot_user=? AND room_id=?", self._key(rec.room_id))
+            self._db.execute("DELETE FROM brains WHERE server=? AND bot_user=? AND room_id=?", self._key(rec.room_id))
             self._db.execute(
                 "INSERT OR REPLACE INTO rooms VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (*self._key(rec.room_id), rec.task, int(rec.seed), json.dumps(rec.options), json.dumps(rec.seats),
@@ -246,6 +256,17 @@ class RoomStore:
     def add_seen(self, room_id: int, ref: str) -> None:
         """A person's event that was dealt with without becoming an input (refused, forged, too long)."""
         self._call_write("INSERT OR IGNORE INTO seen VALUES (?,?,?,?)", (*self._key(room_id), str(ref)))
+
+    def save_brain(self, room_id: int, seat: str, seq: int, state: bytes) -> None:
+        """An agent's memory after its act, when the match had handled `seq` inputs (the latest one per seat)."""
+        self._call_write("INSERT OR REPLACE INTO brains VALUES (?,?,?,?,?,?)",
+                         (*self._key(room_id), str(seat), int(seq), sqlite3.Binary(state)))
+
+    def brain_states(self, room_id: int) -> dict:
+        """seat -> (seq, state) of the room's agents' latest saved memories."""
+        return self._call(lambda: {r[0]: (int(r[1]), bytes(r[2])) for r in self._db.execute(
+            "SELECT seat, seq, state FROM brains WHERE server=? AND bot_user=? AND room_id=?",
+            self._key(room_id)).fetchall()})
 
     def seen_refs(self, room_id: int) -> set:
         return self._call(lambda: {r[0] for r in self._db.execute(

@@ -14,11 +14,19 @@ fallback instead: the act is marked failed and the driver ends the game as "inva
 """
 from __future__ import annotations
 
+import io
+import pickle
 import time
 from contextlib import contextmanager
 from typing import Iterator, Optional
 
 from .protocol import Chat, Command, Effect, Input
+
+# Attributes a brain's snapshot leaves out: what the driver drains after every act. The LLM client is never pickled
+# either, wherever the brain keeps it (see `Brain.snapshot`): a restored brain uses the new process's client.
+SNAPSHOT_SKIP = ("notes", "llm_acts")
+_LLM_ID = "brain-llm"
+
 
 # What one LLM act counts (summed from the LLM client's usage deltas) and how long it took.
 ACT_COUNTS = ("prompt_tokens", "completion_tokens", "calls", "retries", "invalid", "repairs", "truncated")
@@ -156,6 +164,37 @@ class Brain:
             act.fallback = True
         self.note("llm_fallback", error=error, **data)
         return True
+
+    # --- memory across a restart ----------------------------------------------------------------------------------
+    def snapshot(self) -> bytes:
+        """The brain's whole memory as bytes: beliefs, plans, what it asked, said and promised, its random state.
+        The Slurk runtime stores it after each of the brain's acts (in the bot's private state database) and, after a
+        restart, replays the match to that point, loads it, and replays the rest: the brain goes on exactly where it
+        was instead of greeting again. Raises (pickle.PicklingError, TypeError, ...) for a brain that holds something
+        that cannot be saved; the runtime then resumes it from its observations only, as before."""
+        state = {k: v for k, v in self.__dict__.items() if k not in SNAPSHOT_SKIP}
+        buf = io.BytesIO()
+        pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
+        llm = self.llm
+        pickler.persistent_id = lambda obj: _LLM_ID if llm is not None and obj is llm else None
+        pickler.dump(state)
+        return buf.getvalue()
+
+    def restore(self, blob: bytes) -> None:
+        """Load a `snapshot` of a brain of the same class and seat (this brain keeps its own LLM client)."""
+        unpickler = pickle.Unpickler(io.BytesIO(blob))
+        llm = self.llm
+
+        def load(pid):
+            if pid != _LLM_ID:
+                raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
+            return llm
+        unpickler.persistent_load = load
+        state = unpickler.load()
+        if state.get("seat") != self.seat:
+            raise ValueError(f"a snapshot of seat {state.get('seat')!r} cannot restore seat {self.seat!r}")
+        state["llm"] = llm
+        self.__dict__.update(state)
 
     def drain_llm_acts(self) -> list[dict]:
         acts, self.llm_acts = self.llm_acts, []

@@ -50,6 +50,9 @@ class TaskSpec:
     plugins: tuple[str, ...] = ()               # file names under plugins/, embedded into the layout
     state_element: str = ""                     # page element whose text carries the seat's view as JSON
     description: str = ""
+    # The partner population for `--population`: (seat the partners take, brain names that behave like different
+    # people: terse, chatty, typos, never sharing, insisting, ...). The evaluated agent takes the other seat(s).
+    population: tuple = ()
 
     @property
     def seats(self) -> tuple[str, ...]:
