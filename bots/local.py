@@ -5,6 +5,9 @@ Honest LLM figures: every table has, per LLM seat, its acts, valid %, fallback %
 act (`tasks.core.llm_acts`), a second table breaks them down by use, and an agent whose LLM acts fell back to its
 symbolic policy is labelled `<agent>+fallback`. `--strict-llm` refuses fallbacks: a failed act ends the game as
 "invalid".
+
+`--population --agents X --games N` plays agent X against every partner type of the task's population
+(`TaskSpec.population`: scripted partners that behave like different people) and prints one row per partner type.
 """
 from __future__ import annotations
 
@@ -285,6 +288,9 @@ def build_parser(prog: str = "run_bot.sh", task: Optional[str] = None) -> argpar
                    help="research runs: an LLM act that fails is not played by the symbolic policy; the game ends "
                         "as invalid")
     p.add_argument("--quiet", action="store_true", help="no transcript")
+    p.add_argument("--population", action="store_true",
+                   help="play --agents (one agent, for the other seat) against every partner type of the task's "
+                        "population (scripted people) and print one row per partner type")
     if task in available_tasks():
         spec = get_task(task)
         group = p.add_argument_group(f"{spec.name} options")
@@ -386,6 +392,9 @@ def main(argv: list[str]) -> int:
         return main_released(spec, agents, options, llm, args.games if args.games > 1 else None, brain_options)
     out_dir = args.out or os.path.join("runs", f"{spec.name}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}")
 
+    if args.population:
+        return run_population(spec, args, options, llm, out_dir, brain_options)
+
     if args.play is not None:
         seat = args.play or (spec.game_class.person_seat_order or spec.seats)[0]
         if seat not in spec.seats:
@@ -439,4 +448,60 @@ def main(argv: list[str]) -> int:
         w.writerow(header)
         w.writerows([[_cell(c) for c in r] for r in rows])
     print(f"\nsummary CSV (one row per condition): {grouped}\nlogs and per-game CSVs: {out_dir}")
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Population: one agent against every partner type
+
+
+def population_agents(spec: TaskSpec, agent: Optional[str]) -> list[tuple[str, dict[str, str]]]:
+    """(partner type, agent per seat) for every partner of `spec.population` = (partner seat, brain names); the
+    evaluated agent (default: the task's default brain for that seat) takes every other seat."""
+    if not spec.population:
+        raise SystemExit(f"{spec.name} has no partner population (TaskSpec.population)")
+    seat, partners = spec.population[0], tuple(spec.population[1])
+    others = [s for s in spec.seats if s != seat]
+    if agent and "," in agent:
+        raise SystemExit("--population takes one agent (for the seat the partners do not take), e.g. --agents solver")
+    name = agent or spec.default_brains[spec.seats.index(others[0])]
+    for s in others:
+        try:
+            spec.check_brain(name, s)
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
+    return [(p, {s: (p if s == seat else name) for s in spec.seats}) for p in partners]
+
+
+def run_population(spec: TaskSpec, args, options: dict, llm, out_dir: str, brain_options: dict) -> int:
+    """`--population`: one row per partner type (the task's summary columns, completion included), CSV too."""
+    rows, by_label = [], []
+    pairs = population_agents(spec, args.agents)
+    for n, (partner, agents) in enumerate(pairs):
+        print(f"partner {n + 1}/{len(pairs)}: {partner}", file=sys.stderr)
+        sub = os.path.join(out_dir, partner)
+        records = play_many(spec, args.games, args.seed, agents, options, llm, sub, progress=not args.quiet,
+                            brain_options=brain_options)
+        summary = summary_table(spec, records)
+        if not any(k.startswith("completed") for k in summary):
+            done = sum(1 for r in records if r.results.get("status") == "completed")
+            summary["completed %"] = round(100 * done / max(1, len(records)), 1)
+        write_csvs(spec, records, summary, agents, sub)
+        rows.append({"partner": partner, "agents": agent_label(spec, agents, records), **summary})
+        by_label.append((agent_label(spec, agents, records), records))
+    header: list = []
+    for r in rows:
+        header += [k for k in r if k not in header]
+    table = [[r.get(k) for k in header] for r in rows]
+    print(format_table(header, table))
+    uses = llm_use_table(by_label)
+    if uses:
+        print("\nLLM acts per seat and use:\n" + uses)
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, "population.csv")
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows([[_cell(c) for c in r] for r in table])
+    print(f"\npopulation CSV (one row per partner type): {path}\nlogs and per-game CSVs: {out_dir}")
     return 0

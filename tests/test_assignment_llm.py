@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from bots import local
 from bots.local import main, play_game
 from tasks import get_task
 from tasks.assignment.parse import format_proposal
@@ -54,7 +55,9 @@ def test_a_failing_llm_falls_back_visibly():
     rec = play_game(SPEC, 5, {"player1": "llm", "player2": "optimizer"}, {"turns": "alternate"}, llm=llm)
     assert rec.results["status"] == "completed"
     assert any(a.get("fallback") for a in rec.llm_acts)
-    assert rec.results["llm"]["player1"]["fallback %"] > 0 if "fallback %" in rec.results["llm"]["player1"] else True
+    seat = rec.results["llm"]["player1"]
+    assert seat["acts"] > 0 and seat["fallback"] == seat["acts"] and seat["valid"] == 0
+    assert local.agent_label(SPEC, {"player1": "llm", "player2": "optimizer"}, [rec]) == "llm+fallback,optimizer"
 
 
 def test_cli_refuses_llm_agents_without_an_llm(monkeypatch):

@@ -13,12 +13,19 @@ Options (all optional):
     wmin, wmax    coin range of generated boards (default 1, 10)
     greedy_fails  generated boards must defeat greedy play on joint coins (default False)
     bonus_optimal bonus per person seat for an optimal tour (default 0.5)
+    rules         "ours" (default) or "paper" (always recorded in the options, so every log's game_start says which):
+                  paper = no /share (coins only through chat), independent submissions (each seat submits its own
+                  tour; the game ends once both have submitted, "completed" only when the tours are the same cycle,
+                  otherwise "mismatch"; agreements never withdraw a submission, and the partner learns only that a
+                  tour was submitted), and every costly input costs a turn (also the 2nd..nth move of an agent's
+                  batch: a person pays per input, so an agent pays the same way)
 
 Turns: chat, /propose, /agree, /reject and /undo cost one turn; /share, /submit, /withdraw (and /help) are free, so
 a player who has used every turn can still reveal coins and finish an agreed tour. An input whose `turn` flag is
 False (the 2nd..nth move of one agent turn) is charged to the turn it belongs to, so one agent turn costs at most
-one turn. When both players have used all their turns the game ends as a timeout, unless the agreed path is already
-a complete tour: then only the free moves remain and the players may still submit it.
+one turn (under rules=paper every costly input costs one). When both players have used all their turns the game
+ends as a timeout, unless the agreed path is already a complete tour: then only the free moves remain and the
+players may still submit it.
 """
 from __future__ import annotations
 
@@ -32,6 +39,8 @@ from .solver import DP_HARD_MAX_FREE, best_tour, best_tours
 
 SEAT_NAMES = {"light": "Light", "ghost": "Ghost"}
 FREE_COMMANDS = ("share", "submit", "withdraw")
+RULES = ("ours", "paper")
+S90_PERCENTILE = 90.0  # S90: a correct tour whose percentile score (0-100, "<=" rule) is over 90
 
 
 def edge_key(e: Sequence[str]) -> str:
@@ -58,6 +67,10 @@ class TravelGame(Game):
         b = self.board
         self.turn_limit = inst.get("turn_limit", self.options.get("turn_limit", 15))
         self.bonus_optimal = float(self.options.get("bonus_optimal", 0.5))
+        self.rules = str(self.options.get("rules") or "ours").strip().lower()
+        if self.rules not in RULES:
+            raise ValueError(f"unknown rules {self.rules!r}; use {' or '.join(RULES)}")
+        self.options["rules"] = self.rules  # recorded in game_start, so a log always says which rules it played
         self.optimum = int(inst["optimum"])
         self.optimal_tours = [list(t) for t in inst["optimal_tours"]]
         self.agreed: list[str] = [b.start]
@@ -101,13 +114,24 @@ class TravelGame(Game):
         b = self.board
         rooms = ", ".join(f"{r} ({ROOM_NAMES.get(r, r)})" for r in b.rooms)
         limit = "no turn limit" if self.turn_limit is None else f"{self.turn_limit} turns each"
-        ctx.say(
-            f"Welcome to Traveling Adventurers! The house has {b.n} rooms: {rooms}. Together, plan one round trip "
-            f"that starts and ends in {b.start} and visits every room exactly once. Each of you sees only your own "
-            f"coins on each hallway ({b.wmin} to {b.wmax}); you earn the coins of both worlds along the tour. "
-            f"Light moves first; {limit} (chat, /propose, /agree, /reject, /undo; /share and /submit are free). "
-            "Commands: /propose K or /propose L K B ..., /agree, /reject, /undo [K], /share L-K or /share all, "
-            "/submit. Type /help for details.")
+        if self.rules == "paper":
+            ctx.say(
+                f"Welcome to Traveling Adventurers! The house has {b.n} rooms: {rooms}. Together, plan one round "
+                f"trip that starts and ends in {b.start} and visits every room exactly once. Each of you sees only "
+                f"your own coins on each hallway ({b.wmin} to {b.wmax}); you earn the coins of both worlds along the "
+                f"tour, so tell each other your coins in the chat. Light moves first; {limit} (every message, "
+                "/propose, /agree, /reject and /undo costs one; /submit is free). Commands: /propose K or /propose "
+                "L K B ..., /agree, /reject, /undo [K], /submit (the agreed tour) or /submit L K B ... L. Each of "
+                "you submits your own tour; the game ends when both have submitted, and it is completed only if "
+                "you submitted the same tour. Type /help for details.")
+        else:
+            ctx.say(
+                f"Welcome to Traveling Adventurers! The house has {b.n} rooms: {rooms}. Together, plan one round "
+                f"trip that starts and ends in {b.start} and visits every room exactly once. Each of you sees only "
+                f"your own coins on each hallway ({b.wmin} to {b.wmax}); you earn the coins of both worlds along the "
+                f"tour. Light moves first; {limit} (chat, /propose, /agree, /reject, /undo; /share and /submit are "
+                "free). Commands: /propose K or /propose L K B ..., /agree, /reject, /undo [K], /share L-K or "
+                "/share all, /submit. Type /help for details.")
         for seat in self.seats:
             coins = ", ".join(f"{edge_key(e)} {w}" for e, w in b.weights[seat].items())
             ctx.say(f"You are in the {seat} world. Your coins per hallway: {coins}.", to=seat)
@@ -141,16 +165,20 @@ class TravelGame(Game):
             "result": self._final_view(),
             # additions to the agreed schema (extra keys only)
             "my_shared": list(self.shared[seat]),
-            "partner_submitted": list(theirs) if theirs else None,  # the partner's submitted tour (announced anyway)
+            # the partner's submitted tour (announced anyway; kept from the partner under independent submissions)
+            "partner_submitted": list(theirs) if theirs and self.rules != "paper" else None,
             "coin_range": [b.wmin, b.wmax],
             "turn_limit": self.turn_limit,
+            "rules": self.rules,
+            "share": self.rules != "paper",  # is /share available (paper rules: coins only through chat)
         }
 
     def _final_view(self) -> Optional[dict]:
         f = self._final
         if f is None:
             return None
-        keys = ("status", "score", "optimum", "percentile", "optimal_tour", "identical", "correct", "optimal", "tour")
+        keys = ("status", "score", "optimum", "percentile", "optimal_tour", "identical", "correct", "optimal", "tour",
+                "s90")
         return {k: f[k] for k in keys}
 
     def _outcome(self, status: str) -> dict:
@@ -170,6 +198,8 @@ class TravelGame(Game):
             "score": int(score), "optimum": self.optimum,
             "ratio": round(score / self.optimum, 4) if self.optimum else 0.0,
             "percentile": percentile,
+            # S90 (the paper's human study): a correct tour whose percentile score is over 90, optimal or not
+            "s90": bool(correct and percentile > S90_PERCENTILE),
             "tour": tour, "optimal_tour": list(self.optimal_tours[0]),
             "submitted": {s: (list(t) if t else None) for s, t in subs.items()},
         }
@@ -190,6 +220,7 @@ class TravelGame(Game):
             "shared": {s: len(v) for s, v in self.shared.items()},
             "normalized_score": round(f["score"] / self.optimum, 4) if self.optimum else 0.0,
             "tokens": 0,  # the match fills in the agents' recorded usage
+            "rules": self.rules,
             "rooms": self.board.n, "board_id": self.board_id, "board_seed": self.board.seed, "seed": self.seed,
             # The match pays it to person seats only.
             "bonus": bonus,
@@ -206,7 +237,7 @@ class TravelGame(Game):
     def _begin(self, ctx: Context, seat: str) -> None:
         # The match gives no input object to the rules; a context flag (when the core provides it) marks the 2nd..nth
         # move of one agent turn. Without it every input starts a new turn.
-        if ctx.turn:
+        if ctx.turn or self.rules == "paper":  # paper: every input is a turn of its own, batch or not
             self._charged[seat] = False
 
     def _charge(self, ctx: Context, seat: str) -> None:
@@ -310,7 +341,10 @@ class TravelGame(Game):
         return tour
 
     def _after_agreement(self, ctx: Context) -> None:
-        """A new agreed path makes submissions that contradict it stale: withdraw them (they can be re-submitted)."""
+        """A new agreed path makes submissions that contradict it stale: withdraw them (they can be re-submitted).
+        Not under independent submissions (paper rules): there a submission stands until its seat changes it."""
+        if self.rules == "paper":
+            return
         for seat, tour in list(self.gate.submitted.items()):
             if not self._consistent(tour, self.agreed):
                 self.gate.withdraw(seat)
@@ -412,6 +446,8 @@ class TravelGame(Game):
     def cmd_share(self, ctx: Context, seat: str, args) -> None:
         """/share L-K [B-A ...] or /share all: show your own coins on these hallways to your partner"""
         self._begin(ctx, seat)
+        if self.rules == "paper":
+            raise RuleError("There is no /share in this game: tell your partner your coins in the chat.")
         keys = [k for k in self._edges_arg(seat, args) if k not in self.shared[seat]]
         if not keys:
             raise RuleError("You have already shared those coins.")
@@ -434,6 +470,9 @@ class TravelGame(Game):
         mine = self.gate.submitted.get(seat)
         if mine is not None and self._canon(mine) == self._canon(tour):
             raise RuleError("You have already submitted this tour; waiting for your partner.")
+        if self.rules == "paper":
+            self._submit_independent(ctx, seat, tour)
+            return
         outcome = self.gate.submit(seat, tour)
         ctx.log("submit", seat=seat, tour=tour, outcome=outcome)
         other = SEAT_NAMES[self.partner(seat)]
@@ -456,6 +495,30 @@ class TravelGame(Game):
                 "Agree on one tour and submit it again.")
         if self.budget.exhausted():
             self._end(ctx, "timeout")
+
+    def _submit_independent(self, ctx: Context, seat: str, tour: list[str]) -> None:
+        """Paper rules: every seat submits its own tour (re-submitting replaces it); the game ends as soon as all
+        seats have one, and Identical / Correct / Optimal are measured on those independent submissions. The partner
+        only learns that a tour was submitted, not which."""
+        self.gate.submitted[seat] = list(tour)
+        waiting = self.gate.waiting_for()
+        ctx.log("submit", seat=seat, tour=tour, outcome="waiting" if waiting else "final")
+        if waiting:
+            ctx.say(f"{SEAT_NAMES[seat]} submitted a tour. {SEAT_NAMES[self.partner(seat)]}: submit your own tour "
+                    "to finish (/submit), or keep talking.")
+            return
+        identical = len({self._canon(t) for t in self.gate.submitted.values()}) == 1
+        self._end(ctx, "completed" if identical else "mismatch")
+        f = self._final
+        ctx.log("score", **{k: f[k] for k in ("score", "optimum", "percentile", "ratio", "optimal", "tour")})
+        if identical:
+            ctx.say(f"Both submitted the tour {fmt_path(tour)}: {f['score']} coins together (the best possible is "
+                    f"{f['optimum']}, e.g. {fmt_path(f['optimal_tour'])}). Your score: {f['percentile']:.0f} out "
+                    "of 100.")
+        else:
+            subs = ", ".join(f"{SEAT_NAMES[s]} {fmt_path(t)}" for s, t in self.gate.submitted.items())
+            ctx.say(f"Both have submitted, but different tours ({subs}), so the game ends without a common tour. "
+                    f"The best possible was {f['optimum']} coins, e.g. {fmt_path(f['optimal_tour'])}.")
 
 
 def _make_board(seed: int, o: dict) -> tuple[Board, str]:

@@ -11,15 +11,19 @@ SPEC = TaskSpec(
     game_class=TravelGame,
     brains=dict(BRAINS),  # solver, baseline, grounding, state-tracking, problem-solving
     default_brains=("solver", "solver"),
+    population=("light", tuple(n for n in BRAINS if n.startswith("person-"))),  # scripted people (brains/partners.py)
     summarize=metrics.summarize,
-    per_game_columns=("identical", "correct", "optimal", "score", "optimum", "turns"),
+    per_game_columns=("identical", "correct", "optimal", "s90", "score", "optimum", "percentile", "turns",
+                      "turns_by_seat", "rules"),
     roles={"light": "the light world (moves first)", "ghost": "the ghost world"},
     grid={"boards": ("generated",), "rooms": (6, 8, 10, 12)},
-    condition_keys=("boards", "rooms"),
+    condition_keys=("boards", "rooms", "rules"),
     cli_options=(
         CliOption("--rooms", "rooms", int, "rooms in the house (generated boards)"),
         CliOption("--boards", "boards", str, "which instances: preset, generated, human, tutorial",
                   ("preset", "generated", "human", "tutorial")),
+        CliOption("--rules", "rules", str, "ours (default) or paper: no /share, independent submissions, every "
+                  "input a turn (recorded in every log)", ("ours", "paper")),
     ),
     renderer="tasks.travel.render:render_view",
     layout="travel.json",
@@ -28,5 +32,7 @@ SPEC = TaskSpec(
     description=(
         "Two players plan one round trip through a house together. Each sees only their own coins on the "
         "hallways; the pair earns the coins of both worlds along the tour, so they must share what matters, "
-        "agree on a tour (/propose, /agree, /reject, /undo, /share) and both /submit the same tour."),
+        "agree on a tour (/propose, /agree, /reject, /undo, /share) and both /submit the same tour. --rules "
+        "paper plays the paper's rules: no /share (coins only through chat), each player submits their own tour, "
+        "every input a turn."),
 )

@@ -27,6 +27,14 @@ before: the own coins in every turn's input, and a sliding window of the last hi
 (history_turns+1)-th turn on, every request differs from the previous one right after the prefix). The grounding module's prompt is the same
 in both: its own stable prefix (instructions for this house, one worked example), then the message.
 
+Prompt styles (brain option prompts = "paper" | "ours"; default: "paper" when the game plays the paper's rules, its
+view["rules"] == "paper", else "ours"). "paper" is the paper's structure per variant (paper_prompts.py: the
+variant's input flags, Thought-DRAFT / Thought-MISSING / solve for baseline and grounding, no agreed path for them, a
+worked example conversation in the system prompt, the paper's GSM for the grounding module) with the paper's
+defaults: the full history (history_turns / prompt_chars options cut it), temperature 1 (option temperature),
+max_tokens 1200 per turn and 600 per reading (options max_tokens, grounding_max_tokens); inform never becomes /share
+(the message carries the coins, as in the paper). "ours" is the layout described above.
+
 Without an LLM (llm=None), or when a call fails (any exception, e.g. bots.llm.LLMError), a brain plays that turn
 with the solver policy and notes "llm_fallback" (under the brain option strict_llm the act fails instead and the
 game is reported invalid). So does a valid answer that makes no move at all (it would leave the partner waiting):
@@ -43,6 +51,7 @@ from tasks.core import Brain, ChatShown, Message, View
 
 from ..board import ROOM_NAMES, edge, parse_rooms
 from ..solver import best_tour
+from . import paper_prompts as paper
 from . import reader as rule_reader
 from .solver_brain import SolverBrain, ekey, key_edge
 
@@ -80,7 +89,7 @@ def action_schema(rooms: Sequence[str]) -> dict:
     }
 
 
-def grounding_schema(rooms: Sequence[str], wmin: int, wmax: int) -> dict:
+def grounding_schema(rooms: Sequence[str], wmin: int, wmax: int, max_items: int = MAX_GROUNDED) -> dict:
     """What the grounding module reads from one partner message: the partner's own coins per hallway (room
     letters of this house, coins in the game's range). Written once per seat; bounded throughout."""
     room = {"type": "string", "enum": list(rooms)}
@@ -90,7 +99,7 @@ def grounding_schema(rooms: Sequence[str], wmin: int, wmax: int) -> dict:
         "properties": {
             "thought": {"type": "string", "maxLength": 60},
             "coins": {
-                "type": "array", "maxItems": MAX_GROUNDED,
+                "type": "array", "maxItems": max_items,
                 "items": {
                     "type": "object",
                     "properties": {"hallway": {"type": "array", "items": room, "minItems": 2, "maxItems": 2},
@@ -155,15 +164,17 @@ class LLMBrain(Brain):
 
     name = "baseline"
     uses_llm = True
+    needs_llm = True  # an LLM agent: without a model `--agents baseline` stops instead of reporting the solver
 
     def __init__(self, seat: str, seed: int = 0, llm=None, options: Optional[dict] = None):
         super().__init__(seat, seed, llm, options)
         self.variant = VARIANTS[self.name]
         o = self.options
-        self.history_turns = int(o.get("history_turns", 1))  # past turns kept in the prompt (see the docstring)
         self.stable_prefix = _flag(o.get("stable_prefix", True))
+        self._style: Optional[str] = None  # "paper" or "ours": settled by the first view (the game's rules)
+        self.history_turns = 1  # past turns kept in the prompt (see the docstring); paper style: all of them
         # stable prefix: the history is trimmed when prefix + history exceed this many characters (~1.5k tokens)
-        self.prompt_chars = int(o.get("prompt_chars", 4000))
+        self.prompt_chars: Optional[int] = 4000
         self.ibp_unknown = o.get("ibp_unknown", "zero")
         self.fallback = SolverBrain(seat, seed, None, o)
         self.view: Optional[dict] = None
@@ -184,6 +195,8 @@ class LLMBrain(Brain):
         self.fallback.observe(effect)
         if isinstance(effect, View) and effect.seat == self.seat and "rooms" in effect.data:
             prev, self.view = self.view, effect.data
+            if prev is None:
+                self._settle_style(effect.data)
             for k, w in (effect.data.get("partner_coins") or {}).items():
                 self.partner_ws[key_edge(k)] = int(w)
             if prev is None:
@@ -198,13 +211,47 @@ class LLMBrain(Brain):
             prefix = "Game (to you)" if effect.to else "Game"
             self._observations.append(f"{prefix}: {effect.text}")
 
+    def _settle_style(self, view: dict) -> None:
+        """The prompt style and its defaults, once: the option, else the game's rules."""
+        o = self.options
+        style = str(o.get("prompts") or ("paper" if view.get("rules") == "paper" else "ours")).lower()
+        if style not in ("paper", "ours"):
+            raise ValueError(f"unknown prompts {style!r}; use paper or ours")
+        self._style = style
+        full = style == "paper"  # the paper keeps the whole conversation
+        h = o.get("history_turns")
+        self.history_turns = (None if full else 1) if h is None else int(h)
+        pc = o.get("prompt_chars")
+        self.prompt_chars = (None if full else 4000) if pc is None else int(pc)
+
+    @property
+    def paper_style(self) -> bool:
+        return self._style == "paper"
+
+    def _call_options(self, use: str) -> dict:
+        """Paper style: the paper's temperature 1 and max_tokens (1200 per turn, 600 per reading), as options.
+        Ours: only what the options set (the client's configuration otherwise)."""
+        o = self.options
+        out = {}
+        t = o.get("temperature", 1.0 if self.paper_style else None)
+        if t is not None:
+            out["temperature"] = float(t)
+        key, default = ("grounding_max_tokens", 600) if use == "grounding" else ("max_tokens", 1200)
+        m = o.get(key, default if self.paper_style else None)
+        if m is not None:
+            out["max_tokens"] = int(m)
+        return out
+
     def schemas(self) -> tuple[dict, dict]:
         """(action schema, grounding schema) of this seat's house, written once."""
         if self._schemas is None:
             v = self.view
             rooms = [r["id"] for r in v["rooms"]]
             wmin, wmax = v.get("coin_range") or (1, 10)
-            self._schemas = (action_schema(rooms), grounding_schema(rooms, wmin, wmax))
+            answer = paper.answer_schema(rooms, self.name) if self.paper_style else action_schema(rooms)
+            # the paper's GSM lists every new coin of a message (people state many at once without /share)
+            most = min(20, len(rooms) * (len(rooms) - 1) // 2) if self.paper_style else MAX_GROUNDED
+            self._schemas = (answer, grounding_schema(rooms, wmin, wmax, most))
         return self._schemas
 
     def act(self):
@@ -228,7 +275,7 @@ class LLMBrain(Brain):
             with self.llm_act("action") as act:
                 user = self._input()
                 messages = self._turn_messages(user)
-                out = self.llm.chat_json(messages, self.schemas()[0], usage=act)
+                out = self.llm.chat_json(messages, self.schemas()[0], usage=act, **self._call_options("action"))
                 if not isinstance(out, dict) or not isinstance(out.get("actions", []), list):
                     raise ValueError("the answer is not an action object")
         except Exception as exc:  # bots.llm.LLMError and anything malformed: play this turn with the solver
@@ -264,10 +311,17 @@ class LLMBrain(Brain):
     def _turn_messages(self, user: str) -> list[dict]:
         """The stable prefix, the history (append-only, or the sliding window), this turn's input."""
         if self._prefix is None:
-            self._prefix = [{"role": "system", "content": self._system_prompt()}] + self._example()
-        if self.stable_prefix:
+            if self.paper_style:  # the worked example is part of the paper's system prompt
+                self._prefix = [{"role": "system", "content": paper.system_prompt(self.name, self.view)}]
+            else:
+                self._prefix = [{"role": "system", "content": self._system_prompt()}] + self._example()
+        if self.history_turns is None and self.prompt_chars is None:
+            past = self.turns  # the paper: the whole conversation
+        elif self.stable_prefix:
             self._trim()
             past = self.turns[self._history_start:]
+        elif self.history_turns is None:
+            past = self.turns
         else:
             past = self.turns[-self.history_turns:] if self.history_turns > 0 else []
         messages = list(self._prefix)
@@ -279,10 +333,12 @@ class LLMBrain(Brain):
     def _trim(self) -> None:
         """When the history grew too long, drop its older half in one go, so the prompt stays the same prefix of the
         next one for many turns in a row."""
-        keep = max(1, self.history_turns)
+        keep = max(1, self.history_turns or 1)
         kept = self.turns[self._history_start:]
         size = sum(len(m["content"]) for m in self._prefix or []) + sum(len(u) + len(a) for u, a in kept)
-        if len(kept) >= 2 * keep or (size > self.prompt_chars and len(kept) > 1):
+        too_long = self.prompt_chars is not None and size > self.prompt_chars
+        too_many = self.history_turns is not None and len(kept) >= 2 * keep
+        if too_many or (too_long and len(kept) > 1):
             self._history_start = len(self.turns) - max(1, min(keep, len(kept) // 2))
 
     # ------------------------------------------------------------------------------------------------------------
@@ -311,11 +367,16 @@ class LLMBrain(Brain):
 
     def _ground_one(self, text: str, rooms: Sequence[str], wmin: int, wmax: int, usage=None) -> dict:
         v = self.view
-        known = ", ".join(f"{ekey(e)}: {w}" for e, w in sorted(self.partner_ws.items())) or "nothing yet"
         loc = (v.get("agreed") or [v["start"]])[-1]
-        user = f"[Message]: {text}\n[Known]: {known}\n[Loc]: {loc}"
+        if self.paper_style:  # the paper's GSM: [Message] [OWS] ([Loc]) [World]
+            known_d = {ekey(e): w for e, w in sorted(self.partner_ws.items())}
+            other = "ghost" if v["world"] == "light" else "light"
+            user = paper.grounding_input(text, known_d, loc if self.variant["state"] else None, other)
+        else:
+            known = ", ".join(f"{ekey(e)}: {w}" for e, w in sorted(self.partner_ws.items())) or "nothing yet"
+            user = f"[Message]: {text}\n[Known]: {known}\n[Loc]: {loc}"
         out = self.llm.chat_json(self._grounding_prefix() + [{"role": "user", "content": user}],
-                                 self.schemas()[1], usage=usage)
+                                 self.schemas()[1], usage=usage, **self._call_options("grounding"))
         found = {}
         allowed = set(rooms)
         for item in out.get("coins") or []:
@@ -328,6 +389,8 @@ class LLMBrain(Brain):
 
     def _grounding_prefix(self) -> list[dict]:
         """The grounding module's stable prefix: instructions for this house and one worked example (made up)."""
+        if self._gprefix is None and self.paper_style:
+            self._gprefix = [{"role": "system", "content": paper.grounding_system(self.name, self.view)}]
         if self._gprefix is None:
             v = self.view
             rooms = [r["id"] for r in v["rooms"]]
@@ -442,7 +505,19 @@ class LLMBrain(Brain):
         tour, _ = best_tour(w, rooms, v["start"], prefix=tuple(agreed))
         return tour
 
+    def _paper_input(self) -> str:
+        v = self.view
+        rooms = [r["id"] for r in v["rooms"]]
+        agreed = list(v.get("agreed") or [v["start"]])
+        remaining = [r for r in rooms if r not in agreed[1:]]
+        partner = {ekey(e): w for e, w in sorted(self.partner_ws.items())}
+        obs = "\n".join(_short(o) for o in self._observations) or ("<START>" if not self.turns else "(nothing new)")
+        return paper.input_block(self.name, dict(v["my_coins"]), partner, self.actions_history, agreed, remaining,
+                                 self._ibp() if self.variant["ibp"] else None, obs)
+
     def _input(self) -> str:
+        if self.paper_style:
+            return self._paper_input()
         v = self.view
         rooms = [r["id"] for r in v["rooms"]]
         # Stable prefix: the own coins never change, so they are stated once, in the system prompt.
@@ -567,6 +642,8 @@ class LLMBrain(Brain):
                         if not agreed_now:
                             cmds.append(("agree", ()))
                             agreed_now = True
+                    elif self.paper_style and list(v.get("agreed") or [])[:len(path)] == path:
+                        pass  # the paper's agents (no agreed path in baseline, grounding) repeat agreed steps
                     elif not (pending and pending["mine"] and pending["path"] == path) and path != v.get("agreed"):
                         cmds = [c for c in cmds if c[0] != "propose"]  # one proposal per turn: the last one counts
                         cmds.append(("propose", tuple(path)))
@@ -575,7 +652,7 @@ class LLMBrain(Brain):
                         if self._matches_pending(args, partner_pending):
                             cmds.append(("agree", ()))
                             agreed_now = True
-                        elif kind == "agree-inner":
+                        elif kind == "agree-inner" and not self.paper_style:  # paper: also its own suggestions
                             raise ValueError("agree-inner does not match the open proposal "
                                              f"{'-'.join(partner_pending['path'])}")
                 elif kind == "reject":
@@ -592,6 +669,10 @@ class LLMBrain(Brain):
                         if len(tour) != len(rooms) + 1 or tour[-1] != v["start"] or len(set(tour[:-1])) != len(rooms):
                             raise ValueError(f"{'-'.join(tour)} is not a complete tour")
                     cmds.append(("submit", tuple(tour)))
+                elif kind == "inform" and (self.paper_style or v.get("share") is False):
+                    pass  # the paper: the message carries the coins (and its rules have no /share)
+                elif kind == "solve":
+                    pass  # the paper's Thought-DRAFT found a full tour: bookkeeping only (kept in the history)
                 elif kind == "inform":
                     shares.extend(h for h in self._hallways(args) if h not in shares)
                 elif kind == "ask":

@@ -14,7 +14,8 @@ Policy (default share_policy="threshold"):
 3. Value of information. When T* is not certified, ask for the partner's coins on the unknown hallways where T* and
    the adversarial winner differ (repeated a few times per message with the asked hallways at their estimates), i.e.
    exactly the coins that could flip the argmax, and share its own coins on the same hallways, which the partner
-   needs for the same comparison. Questions are chat; answers are /share (truthful by construction).
+   needs for the same comparison. Questions are chat; answers are /share plus the numbers in words (truthful by
+   construction; without /share, under the paper's rules, the numbers in chat alone).
 4. Propose T* (a full tour) once it is certified, or when turns run short. Before proposing, share the own coins the
    partner would need to certify T* (simulated from the partner's side), so the partner can usually agree at once.
 5. Answer a partner's proposal (or premature submit, or a path suggested in chat) on joint value: agree when it is
@@ -23,146 +24,32 @@ Policy (default share_policy="threshold"):
    estimate decides. After agreeing on a full tour it submits at once; a partner's acceptable early submit is answered
    by submitting the same tour, which finishes the game.
 share_policy="all" shares every coin in the opening instead (one message; also legitimate), "asked" only on request.
+
+With people (plain English through reader.py; tests/test_travel_people.py). Every message gets an answer or a move,
+never the same line twice in a row. A question is asked once: while it is unanswered no other question follows, and
+a partner who lets it pass is asked no more (the agent proposes on what it knows). A bare rejection, or a "no" in
+chat, leads to a concrete proposal: the best other tour first, then the best one again with its numbers; "you
+choose" or "what do you suggest?" is answered with the best tour. A worse tour proposed again and again is countered
+with the numbers each time; only when turns run out does the agent give way, and it says what that costs. A "yes" in
+chat to an open full tour makes the agent submit it, so a person can finish with Submit alone. Its lines come after
+the moves they refer to (shares and proposals first), and state only what is true when they are sent.
 """
 from __future__ import annotations
 
-import json
 import math
 from typing import Optional, Sequence
 
 from tasks.core import Brain, ChatShown, Message, View
 
-from ..board import edge, normalize_tour
+from ..board import normalize_tour
 from ..solver import best_tour
+from . import lines as L
 from . import reader as rule_reader
 from . import templates as T
+from .knowledge import EPS, Knowledge, _Plan, ekey, key_edge, tour_edges, value  # noqa: F401 (re-exported)
+from .llm_reader import READING_SCHEMA, read_with_llm, reader_messages, reading_schema  # noqa: F401 (re-exported)
 
-EPS = 1e-6
 COSTED = ("propose", "agree", "reject", "undo")
-
-
-def key_edge(k: str) -> tuple[str, str]:
-    u, v = k.split("-")
-    return edge(u, v)
-
-
-def ekey(e: Sequence[str]) -> str:
-    u, v = edge(e[0], e[1])
-    return f"{u}-{v}"
-
-
-def tour_edges(t: Sequence[str]) -> set:
-    return {edge(u, v) for u, v in zip(t, t[1:])}
-
-
-def value(w: dict, t: Sequence[str]) -> float:
-    return math.fsum(w[edge(u, v)] for u, v in zip(t, t[1:]))
-
-
-class Knowledge:
-    """One seat's picture of the board: own coins exactly, the partner's as far as known, bounds and estimates."""
-
-    def __init__(self, view: dict):
-        self.rooms = [r["id"] for r in view["rooms"]]
-        self.start = view["start"]
-        self.own = {key_edge(k): int(w) for k, w in view["my_coins"].items()}
-        self.edges = list(self.own)
-        lo, hi = view.get("coin_range") or (min(self.own.values()), max(self.own.values()))
-        self.wmin, self.wmax = int(lo), int(hi)
-        self.budget = (self.wmin + self.wmax) * len(self.edges) // 2
-        self.partner: dict = {}   # edge -> partner coins, exact
-        self.cap: dict = {}       # edge -> upper bound on the partner's coins
-        self.version = 0          # bumps whenever something is learned
-
-    @property
-    def n(self) -> int:
-        return len(self.rooms)
-
-    def update_view(self, view: dict) -> None:
-        for k, w in (view.get("partner_coins") or {}).items():
-            self.learn(key_edge(k), int(w))
-
-    def learn(self, e, w: int) -> None:
-        if e in self.own and self.partner.get(e) != w:
-            self.partner[e] = w
-            self.version += 1
-
-    def apply_cap(self, cap: int, unknown: Optional[set] = None) -> None:
-        cap = max(self.wmin, min(self.wmax, int(cap)))
-        for e in self.edges:
-            if e not in self.partner and (unknown is None or e in unknown) and self.cap.get(e, self.wmax) > cap:
-                self.cap[e] = cap
-                self.version += 1
-
-    def unknown(self) -> list:
-        return [e for e in self.edges if e not in self.partner]
-
-    def hi(self, e) -> int:
-        return self.cap.get(e, self.wmax)
-
-    def estimates(self) -> dict:
-        """Unknown partner coins: the remaining budget spread evenly, water-filled under the caps."""
-        unknown = self.unknown()
-        est: dict = {}
-        rest = self.budget - sum(self.partner.values())
-        todo = list(unknown)
-        while todo:
-            avg = rest / len(todo)
-            capped = [e for e in todo if self.hi(e) < avg]
-            if not capped:
-                for e in todo:
-                    est[e] = min(max(avg, self.wmin), self.hi(e))
-                break
-            for e in capped:
-                est[e] = float(self.hi(e))
-                rest -= self.hi(e)
-            todo = [e for e in todo if e not in capped]
-        return est
-
-    def weights(self, mode: str = "est", against: Optional[set] = None, assume: Optional[dict] = None) -> dict:
-        """Joint weights. mode: est | hi | lo | adv (unknown coins at the minimum on `against`, the cap elsewhere).
-        `assume` fixes some unknown partner coins (e.g. at their estimates)."""
-        est = self.estimates() if mode == "est" or assume else {}
-        out = {}
-        for e, o in self.own.items():
-            if e in self.partner:
-                p = self.partner[e]
-            elif assume and e in assume:
-                p = assume[e]
-            elif mode == "est":
-                p = est[e]
-            elif mode == "hi":
-                p = self.hi(e)
-            elif mode == "lo":
-                p = self.wmin
-            else:
-                p = self.wmin if e in against else self.hi(e)
-            out[e] = o + p
-        return out
-
-
-class _Plan:
-    """The moves of one turn: shares first (so a chat line can refer to them), then one chat line, then commands."""
-
-    def __init__(self):
-        self.shares: list[str] = []
-        self.lines: list[str] = []
-        self.cmds: list[tuple] = []
-
-    def share(self, keys) -> None:
-        for k in keys:
-            if k not in self.shares:
-                self.shares.append(k)
-
-    def say(self, text: str) -> None:
-        if text and text not in self.lines:
-            self.lines.append(text)
-
-    def cmd(self, name: str, *args: str) -> None:
-        self.cmds.append((name, tuple(args)))
-
-    def has(self, name: str) -> bool:
-        return any(c[0] == name for c in self.cmds)
 
 
 class SolverBrain(Brain):
@@ -176,8 +63,14 @@ class SolverBrain(Brain):
         self.late_turns = int(o.get("late_turns", 3))
         self.tolerance = float(o.get("tolerance", 0.0))
         self.ask_rounds = int(o.get("ask_rounds", 4))
-        self.max_asks = int(o.get("max_asks", 2))  # ask for one hallway at most this often
-        self.llm_reader = bool(o.get("llm_reader", True))
+        self.max_asks = int(o.get("max_asks", 1))  # ask for one hallway at most this often
+        # How chat is read when an LLM is configured: "always" (true; the LLM first, the rules when it fails),
+        # "fallback" (the rules first, the LLM only for a message they make nothing of: for small local models,
+        # which read worse than the rules, see bench/bench_travel_reader.py), "off" (false).
+        mode = o.get("llm_reader", True)
+        self.llm_reader = {True: "always", False: "off"}.get(mode, str(mode).lower())
+        if self.llm_reader not in ("always", "fallback", "off"):
+            raise ValueError(f"llm_reader must be always, fallback or off, not {mode!r}")
         self._reading_schema: Optional[dict] = None
         self.share_with_asks = bool(o.get("share_with_asks", True))
         self.view: Optional[dict] = None
@@ -192,9 +85,18 @@ class SolverBrain(Brain):
         self._proposed: dict = {}
         self._rejected: dict = {}
         self._suggestion: Optional[list] = None
-        self._yes = self._no = False
+        self._yes = self._no = self._defer = self._question = False
         self._heard = False  # this act answers something the partner wrote
         self._cache: dict = {}
+        self._can_share = True       # /share exists (not under the paper's rules: coins go through chat then)
+        self._awaiting: set = set()  # hallways I asked about that the partner has not answered yet
+        self._quiet = False          # the partner left a question unanswered: act on what is known, ask no more
+        self._rejections: dict = {}  # canon tour -> how often the partner turned it down
+        self._insisted: dict = {}    # canon tour -> how often the partner proposed it against my counter
+        self._last_line = ""
+        self._learned = False
+        self._unclear = False
+        self._told: set = set()      # my hallway keys stated in chat (when there is no /share)
 
     # ------------------------------------------------------------------------------------------------------------
     # observation
@@ -210,9 +112,12 @@ class SolverBrain(Brain):
             if prev is not None and prev.get("pending") and prev["pending"]["mine"] and not data.get("pending") \
                     and data.get("agreed") == prev.get("agreed"):
                 # The partner turned my proposal down.
-                self._rejected[self._canon(prev["pending"]["path"])] = -1
+                c = self._canon(prev["pending"]["path"])
+                self._rejected[c] = -1
+                self._rejections[c] = self._rejections.get(c, 0) + 1
             self.k.update_view(data)
             self.view = data
+            self._can_share = bool(data.get("share", True))
             if prev is None:
                 self._dirty = self._dirty or self.seat == "light"  # light moves first
             elif self._partner_moved(prev, data):
@@ -297,7 +202,7 @@ class SolverBrain(Brain):
     def _support(self, t: Sequence[str]) -> list:
         """Own unshared hallways the partner needs to certify t, simulated from the partner's side."""
         k = self.k
-        shared = {key_edge(x) for x in self.view.get("my_shared") or []}
+        shared = {key_edge(x) for x in self._shared_keys()}
         cap = self._my_cap if self._my_cap is not None else k.wmax
         est = k.estimates()
         ref = tour_edges(t)
@@ -321,7 +226,7 @@ class SolverBrain(Brain):
         return [ekey(e) for e in k.edges if e in reveal]
 
     def _unshared(self, edges) -> list:
-        shared = set(self.view.get("my_shared") or [])
+        shared = self._shared_keys()
         return [ekey(e) for e in self.k.edges if e in edges and ekey(e) not in shared]
 
     # ------------------------------------------------------------------------------------------------------------
@@ -329,7 +234,11 @@ class SolverBrain(Brain):
 
     def _read(self, text: str):
         k = self.k
-        if self.llm is not None and self.llm_reader:
+        if self.llm is not None and self.llm_reader == "fallback":
+            r = rule_reader.read(text, k.rooms, k.wmin, k.wmax)
+            if r.coins or r.asks or r.ask_all or r.path or r.yes or r.no or r.defer or r.question or r.cap is not None:
+                return r
+        if self.llm is not None and self.llm_reader != "off":
             if self._reading_schema is None:
                 self._reading_schema = reading_schema(k.rooms, k.wmin, k.wmax)
             act = None
@@ -355,9 +264,22 @@ class SolverBrain(Brain):
                 if e not in self._asked_by_partner:
                     self._asked_by_partner.append(e)
             self._ask_all = self._ask_all or r.ask_all
-            self._yes, self._no = r.yes, r.no
-            if r.path and not r.question:
+            self._yes, self._no, self._defer = self._yes or r.yes, self._no or r.no, self._defer or r.defer
+            if r.path:
                 self._suggestion = r.path
+            elif r.question and not (r.asks or r.ask_all or r.coins):
+                self._question = True  # "what do you think?", "which one?": answered with my choice
+            read_something = r.coins or r.asks or r.ask_all or r.path or r.yes or r.no or r.defer or r.question \
+                or r.cap is not None
+            if not read_something and (r.rooms or any(c.isdigit() for c in text)):
+                self._unclear = True  # rooms or numbers, but I could not tell what they say: ask back
+
+    def _shared_keys(self) -> set:
+        """Hallway keys the partner has seen my coins on: shared on the board, or stated in chat."""
+        return set(self.view.get("my_shared") or []) | self._told
+
+    def _may_ask(self) -> bool:
+        return not self._quiet and not self._awaiting
 
     # ------------------------------------------------------------------------------------------------------------
     # deciding
@@ -375,34 +297,53 @@ class SolverBrain(Brain):
         return self._moves(plan)
 
     def _moves(self, plan: _Plan) -> list:
+        """Shares first, then moves, then the chat line, so the line refers to what the partner has already seen.
+        Without /share (the paper's rules) the shared coins are stated in the chat line instead."""
         out = []
         no_turns = self._left("me") == 0
-        if plan.shares:
+        lines = list(plan.lines)
+        if plan.shares and self._can_share:
             # Comma-joined groups keep big shares under the match's limits on argument count and length.
             out.append(self.command("share", *(",".join(plan.shares[i:i + 40])
                                                for i in range(0, len(plan.shares), 40))))
-        if plan.lines and not no_turns:
-            out.append(self.say(" ".join(plan.lines)))
-        for name, args in plan.cmds:
-            if no_turns and name in COSTED:
-                continue
-            out.append(self.command(name, *args))
+        elif plan.shares:
+            own = {ekey(e): w for e, w in self.k.own.items()}
+            lines.insert(0, L.coins([(key, own[key]) for key in plan.shares]))
+            self._told.update(plan.shares)
+        costed = [c for c in plan.cmds if c[0] != "submit"]
+        submits = [c for c in plan.cmds if c[0] == "submit"]
+        for name, args in costed:
+            if not (no_turns and name in COSTED):
+                out.append(self.command(name, *args))
+        ends = any(self._completes(args) for _, args in submits)
+        if not ends:
+            out += [self.command(name, *args) for name, args in submits]
+        if lines and not no_turns and not ends:
+            out.append(self.say(" ".join(lines)))
+            self._last_line = " ".join(lines)
+        if ends:  # a submit that completes the game comes last: nothing can be said after it
+            out += [self.command(name, *args) for name, args in submits]
         return out  # the driver marks the 2nd..nth move of a turn with turn=False
+
+    def _completes(self, args) -> bool:
+        theirs = self.view.get("partner_submitted")
+        tour = list(args) or self.view.get("agreed") or []
+        return bool(theirs) and self._complete(tour) and self._canon(theirs) == self._canon(tour)
 
     def _decide(self) -> _Plan:
         v, k = self.view, self.k
         plan = _Plan()
+        version = k.version
         self._read_chats(plan)
-
-        # Answer questions about my coins.
-        if self._ask_all:
-            asked = self._unshared(set(k.edges))
-            self._ask_all = False
-        else:
-            asked = self._unshared(set(self._asked_by_partner))
-        self._asked_by_partner = []
-        if asked:
-            plan.share(asked)
+        learned = k.version != version or any(e in k.partner for e in self._awaiting)
+        self._learned = learned
+        if self._awaiting:
+            if not learned:
+                self._quiet = True  # asked once, no answer: act on what is known from now on
+            self._awaiting = {e for e in self._awaiting if e not in k.partner} if learned else set()
+        elif learned:
+            self._quiet = False
+        self._answer_questions(plan)
         opening = not self._opened
         if opening:
             self._opening(plan)
@@ -439,35 +380,104 @@ class SolverBrain(Brain):
         elif theirs_sub and (mine_sub is None or self._canon(mine_sub) != self._canon(theirs_sub)):
             self._answer_submit(plan, theirs_sub, best, best_val)
         elif pending and pending["mine"]:
-            q = pending["path"]
-            if self._yes:
-                plan.say(T.press_agree())
-            elif self._no:
-                plan.say(T.after_no(q))
-            if self._complete(q) and self._canon(best) != self._canon(q) and \
-                    self._d_lo(best, q) > EPS:
-                self._propose(plan, best, best_val, counter_to=q)
+            self._while_mine_open(plan, pending["path"], agreed, best, best_val)
         elif self._suggestion:
             self._answer_suggestion(plan, agreed, best, best_val)
         elif not (opening and self.share_policy == "threshold" and not v.get("partner_coins")):
             # (An opening that knows nothing of the partner yet only shares: questions come once the partner's
             # rich hallways and cap are known, so they ask for far fewer coins.)
             self._initiative(plan, best, best_val)
+        if self._heard and not (plan.lines or plan.cmds or plan.shares):
+            self._acknowledge(plan, pending, agreed, best, best_val)
+        if self._unclear:
+            plan.lines.insert(0, L.clarify())
         self._suggestion = None
-        self._yes = self._no = False
+        self._yes = self._no = self._defer = self._question = self._unclear = False
         return plan
+
+    def _while_mine_open(self, plan: _Plan, q: list, agreed: list, best: list, best_val: float) -> None:
+        """My proposal q is open and the partner wrote or did something else."""
+        val = value(self.k.weights("est"), q) if self._complete(q) else best_val
+        if self._learned and self._complete(q) and self._canon(best) != self._canon(q) and best_val > val + EPS:
+            # what they just told me makes another tour better than my open proposal
+            plan.share(self._unshared(tour_edges(best) ^ tour_edges(q)))
+            self._propose(plan, best, best_val, text=L.revised(q, best, val, best_val))
+            return
+        if self._yes and not self._no:
+            if self._complete(q) and self.view["submitted"]["me"] is None:
+                # People often say yes instead of pressing Agree: submitting q lets them finish with Submit.
+                plan.cmd("submit", *q)
+                plan.say(L.yes_submitted(q))
+            else:
+                plan.say(T.press_agree())
+            return
+        if self._suggestion:
+            self._answer_suggestion(plan, agreed, best, best_val)
+            return
+        if (self._defer or self._question) and self._canon(q) != self._canon(best) and self._complete(q):
+            self._propose(plan, best, best_val, text=L.my_choice(best, best_val))  # my choice is the best one
+            return
+        if self._complete(q) and self._canon(best) != self._canon(q) and self._d_lo(best, q) > EPS:
+            self._propose(plan, best, best_val, counter_to=q)  # what they told me makes q certainly worse
+            return
+        if self._defer or self._question:
+            plan.say(L.keep_mine(q, val))
+        elif self._no:
+            # A "no" in chat without pressing Reject: take it as a rejection and offer something concrete.
+            c = self._canon(q)
+            self._rejected[c] = -1
+            self._rejections[c] = self._rejections.get(c, 0) + 1
+            self._after_rejection(plan, best, best_val)
+
+    def _acknowledge(self, plan: _Plan, pending, agreed: list, best: list, best_val: float) -> None:
+        """Every message gets an answer: the state of things, never the same line twice in a row."""
+        if pending and pending["mine"]:
+            q = pending["path"]
+            line = L.waiting(q, value(self.k.weights("est"), q) if self._complete(q) else best_val)
+            plan.say(line if line != self._last_line else L.waiting_short(q))
+        elif self._complete(agreed):
+            plan.say(T.please_submit_agreed(agreed))
+        else:
+            self._propose(plan, best, best_val, text=L.my_choice(best, best_val))
+
+    def _answer_questions(self, plan: _Plan) -> None:
+        """Questions about my coins: shown (/share, or stated in chat) and answered in words, every time."""
+        k = self.k
+        if self._ask_all:
+            keys = [ekey(e) for e in k.edges]
+        else:
+            keys = [ekey(e) for e in self._asked_by_partner]
+        self._asked_by_partner, ask_all, self._ask_all = [], self._ask_all, False
+        if not keys:
+            return
+        fresh = [x for x in keys if x not in self._shared_keys()]
+        plan.share(fresh)
+        if ask_all and self._can_share:
+            plan.say(L.all_shared())
+        elif self._can_share or len(fresh) < len(keys):
+            own = {ekey(e): w for e, w in k.own.items()}
+            plan.say(L.answer([(x, own[x]) for x in keys], shared=self._can_share))
 
     def _opening(self, plan: _Plan) -> None:
         self._opened = True
         k = self.k
-        if self.share_policy == "all":
+        if self.share_policy == "all" and self._can_share:
             plan.share(self._unshared(set(k.edges)))
-            plan.say(T.opening_all())
+            plan.say(L.all_shared())
+        elif self.share_policy == "all":
+            self._told.update(ekey(e) for e in k.edges)
+            plan.say(L.opening_listed([(ekey(e), w) for e, w in k.own.items()], 0, 0, len(k.edges)))
         elif self.share_policy == "threshold":
             thr = math.ceil((k.wmin + k.wmax) / 2)
-            plan.share(self._unshared({e for e, w in k.own.items() if w >= thr}))
+            rich = {e for e, w in k.own.items() if w >= thr}
             self._my_cap = thr - 1
-            plan.say(T.opening_cap(thr, thr - 1))
+            if self._can_share:
+                plan.share(self._unshared(rich))
+                plan.say(L.opening(thr, thr - 1, len(rich), len(k.edges), False))
+            else:  # no /share: the line itself lists them, so it can say "those" truthfully
+                keys = [ekey(e) for e in k.edges if e in rich]
+                self._told.update(keys)
+                plan.say(L.opening_listed([(x, k.own[key_edge(x)]) for x in keys], thr, thr - 1, len(k.edges)))
         else:
             plan.say(T.opening_hello())
 
@@ -485,8 +495,12 @@ class SolverBrain(Brain):
         path = list(path)
         complete = self._complete(path)
         c = path if complete else self._best(est, prefix=path)[0]
-        if self._canon(c) == self._canon(best) or self._certified(c):
+        if self._certified(c):
             return "accept", [], c
+        if self._canon(c) == self._canon(best):
+            # My own estimate too, but not certain: ask for the coins that could still change it, once.
+            asks = [e for e in self._blocking(c) if self._my_asks.get(e, 0) < self.max_asks]
+            return ("unsure", asks, c) if asks and self._may_ask() and not self._late() else ("accept", [], c)
         if complete:
             if self._d_lo(best, c) > EPS:
                 return "reject", [], c
@@ -499,18 +513,19 @@ class SolverBrain(Brain):
             return ("accept" if good_enough else "reject"), [], c
         asks = self._blocking(c) + [e for e in self._unknown_in(tour_edges(c) ^ tour_edges(best))]
         asks = [e for e in dict.fromkeys(asks) if self._my_asks.get(e, 0) < self.max_asks]
-        if asks:
+        if asks and self._may_ask():
             return "unsure", asks, c
         return ("accept" if good_enough else "reject"), [], c
 
     def _ask(self, plan: _Plan, asks: list) -> None:
         for e in asks:
             self._my_asks[e] = self._my_asks.get(e, 0) + 1
+        self._awaiting = set(asks)
         unknown = self.k.unknown()
         if len(asks) > 8 and 2 * len(asks) >= len(unknown):
-            plan.say(T.ask_all())  # most of them anyway: one click on Share is easier than a long list
+            plan.say(T.ask_all() if self._can_share else "Could you tell me all your coins?")
         else:
-            plan.say(T.ask([ekey(e) for e in asks]))
+            plan.say(L.ask([ekey(e) for e in asks]))
         if self.share_with_asks:
             # The partner needs my coins on the same hallways to weigh the same alternatives.
             plan.share(self._unshared(set(asks)))
@@ -525,7 +540,9 @@ class SolverBrain(Brain):
             plan.share(self._unshared(tour_edges(tour) ^ tour_edges(counter_to)))
             their = value(k.weights("est"), counter_to if self._complete(counter_to) else
                           self._best(k.weights("est"), prefix=counter_to)[0])
-            plan.say(T.counter(counter_to, tour, their, val, self._d_lo(tour, counter_to) > EPS))
+            times = self._insisted.get(self._canon(counter_to), 0)
+            plan.say(L.insist(counter_to, tour, their, val, times) if times > 1 else
+                     T.counter(counter_to, tour, their, val, self._d_lo(tour, counter_to) > EPS))
         else:
             plan.say(T.propose(tour, val, self._certified(tour)))
         plan.cmd("propose", *tour)
@@ -535,12 +552,19 @@ class SolverBrain(Brain):
     def _answer_proposal(self, plan: _Plan, pending: dict, agreed: list, best: list, best_val: float) -> None:
         path = pending["path"]
         backtrack = pending["kind"] == "revise" and len(path) < len(agreed) and agreed[:len(path)] == path
+        c = self._canon(path)
+        self._insisted[c] = self._insisted.get(c, 0) + 1
         if backtrack:
             verdict, asks = "accept", []
         else:
-            verdict, asks, _ = self._judge(path, best, best_val)
-            if verdict == "reject" and self._proposed.get(self._canon(best), 0) >= 3:
-                verdict = "accept"  # we keep disagreeing: give way rather than run out of turns
+            verdict, asks, tour = self._judge(path, best, best_val)
+            if verdict == "reject" and self._late() and self._insisted[c] >= 2 and self._complete(path):
+                # Out of turns against a partner who holds on to their tour: finishing beats a timeout, and I say
+                # what it costs.
+                plan.cmd("agree")
+                plan.cmd("submit")
+                plan.say(L.yield_late(path, best, best_val - value(self.k.weights("est"), path)))
+                return
         if verdict == "accept":
             plan.cmd("agree")
             complete = self._complete(path)
@@ -576,14 +600,51 @@ class SolverBrain(Brain):
         if len(set(body)) != len(body) or s == agreed or (s[-1] == k.start and not self._complete(s) and len(s) > 1):
             self._initiative(plan, best, best_val)
             return
-        verdict, asks, _ = self._judge(s, best, best_val)
-        if verdict == "accept":
-            plan.cmd("propose", *s)
-            plan.say(T.suggestion_ok(s))
+        pending = self.view.get("pending")
+        if pending and pending["mine"] and self._canon(pending["path"]) == self._canon(s):
+            plan.say(T.press_agree())  # they suggest what I proposed: a yes
+            if self._complete(s) and self.view["submitted"]["me"] is None:
+                plan.cmd("submit", *s)
+            return
+        verdict, asks, whole = self._judge(s, best, best_val)
+        c = self._canon(s)
+        self._insisted[c] = self._insisted.get(c, 0) + 1
+        if verdict == "reject" and self._late() and self._insisted[c] >= 2 and self._complete(s):
+            plan.cmd("propose", *s)  # out of turns against a partner who holds on to it (see _answer_proposal)
+            plan.say(L.yield_late(s, best, best_val - value(self.k.weights("est"), s)))
+        elif verdict == "accept":
+            # A next room ("the kitchen next") becomes the whole tour it stands for: one proposal to agree to (or to
+            # say yes to and submit), instead of room-by-room steps that a person typing cannot press Agree for.
+            tour = whole if self._complete(whole) else s
+            plan.cmd("propose", *tour)
+            plan.say(T.suggestion_ok(tour))
         elif verdict == "unsure":
             self._ask(plan, asks)
         else:
             self._propose(plan, best, best_val, counter_to=s)
+
+    def _alternative(self, avoid: Sequence[str]) -> tuple[Optional[list], float]:
+        """The best tour (on estimates) that is not `avoid`: the best tour without one of avoid's hallways."""
+        est = self.k.weights("est")
+        best, best_val = None, -math.inf
+        for e in tour_edges(avoid):
+            w = dict(est)
+            w[e] = -1e6
+            t, val = self._best(w)
+            if val > best_val and self._canon(t) != self._canon(avoid):
+                best, best_val = t, value(est, t)
+        return best, best_val
+
+    def _after_rejection(self, plan: _Plan, best: list, best_val: float) -> None:
+        """A bare rejection leads to a concrete proposal: a different tour first, then back to the best one with
+        reasons (never just "which tour would you prefer?", which stalled games with people who let me choose)."""
+        c = self._canon(best)
+        if self._rejections.get(c, 0) == 1:
+            alt, alt_val = self._alternative(best)
+            if alt is not None and self._rejections.get(self._canon(alt), 0) == 0:
+                self._propose(plan, alt, alt_val, text=L.alternative(best, alt, alt_val, best_val))
+                return
+        self._propose(plan, best, best_val, text=L.still_best(best, best_val, self._rejections.get(c, 0)))
 
     def _initiative(self, plan: _Plan, best: list, best_val: float) -> None:
         if self._left("partner") == 0:
@@ -592,136 +653,24 @@ class SolverBrain(Brain):
             plan.say(T.submitted(best))
             return
         c = self._canon(best)
-        if c in self._rejected and self._rejected[c] in (-1, self.k.version) and not self._late():
-            # Turned down and nothing new learnt since: ask the partner for their alternative instead of repeating.
+        if self._defer or self._question:
+            self._propose(plan, best, best_val, text=L.my_choice(best, best_val))  # "you choose": I do
+            asks = [e for e in self._blocking(best) if self._my_asks.get(e, 0) < self.max_asks]
+            if asks and self._may_ask() and not self._late():
+                self._ask(plan, asks)  # and say which of their coins could still change it
+            return
+        if c in self._rejected and self._rejected[c] in (-1, self.k.version):
+            # Turned down and nothing new learnt since.
             self._rejected[c] = self.k.version
-            plan.share(self._support(best))
-            plan.say(T.rejected_wait())
+            self._after_rejection(plan, best, best_val)
             return
         if self._certified(best) or self._late():
             self._propose(plan, best, best_val)
             return
         asks = [e for e in self._blocking(best) if self._my_asks.get(e, 0) < self.max_asks]
-        if asks:
+        if asks and self._may_ask():
             self._ask(plan, asks)
+        elif self._quiet and not self._proposed.get(c):
+            self._propose(plan, best, best_val, text=L.no_answer(best, best_val))
         else:
             self._propose(plan, best, best_val)
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Reading chat with an LLM (when one is configured)
-
-def reading_schema(rooms: Sequence[str], wmin: int, wmax: int) -> dict:
-    """What the LLM reader extracts from one chat message, for this house's rooms and coin range. Written once per
-    seat (`SolverBrain`), sent as the structured-output schema and used to validate the answer; bounded
-    throughout, so the client can size max_tokens. An empty path means none."""
-    room = {"type": "string", "enum": list(rooms)}
-    pair = {"type": "array", "items": room, "minItems": 2, "maxItems": 2}
-    coins = list(range(int(wmin), int(wmax) + 1))
-    return {
-        "title": "reading",
-        "type": "object",
-        "properties": {
-            "coins": {"type": "array", "maxItems": 4, "items": {
-                "type": "object",
-                "properties": {"hallway": pair, "coins": {"type": "integer", "enum": coins}},
-                "required": ["hallway", "coins"], "additionalProperties": False}},
-            "asks": {"type": "array", "maxItems": 4, "items": pair},
-            "ask_all": {"type": "boolean"},
-            "cap": {"enum": [None] + coins},
-            "path": {"type": "array", "items": room, "maxItems": len(rooms) + 1},
-            "yes": {"type": "boolean"},
-            "no": {"type": "boolean"},
-            "question": {"type": "boolean"},
-        },
-        "required": ["coins", "asks", "ask_all", "cap", "path", "yes", "no", "question"],
-        "additionalProperties": False,
-    }
-
-
-# The schema for the paper's preset house (documentation and simple fakes; brains build their own per seat).
-READING_SCHEMA = reading_schema(list("LEBKCA"), 1, 10)
-
-
-class _Tally:
-    """Collects token counts from an LLM client (it calls .add(delta) with prompt_tokens, completion_tokens...)."""
-
-    FIELDS = ("prompt_tokens", "completion_tokens", "calls", "failures")
-
-    def __init__(self):
-        for f in self.FIELDS:
-            setattr(self, f, 0)
-
-    def add(self, other) -> "_Tally":
-        for f in self.FIELDS:
-            setattr(self, f, getattr(self, f) + int(getattr(other, f, 0) or 0))
-        return self
-
-    def into(self, usage: dict) -> None:
-        for f in self.FIELDS:
-            usage[f] = usage.get(f, 0) + getattr(self, f)
-
-
-def reader_messages(text: str, rooms: Sequence[str], wmin: int, wmax: int) -> list[dict]:
-    """The reader's prompt: a stable prefix (instructions for this house, one worked example) and the message."""
-    from ..board import ROOM_NAMES
-
-    names = ", ".join(f"{r} = {ROOM_NAMES.get(r, r)}" for r in rooms)
-    a, b, c = rooms[0], rooms[1], rooms[2]
-    lo, hi = int(wmin), int(wmax)
-    example_text = f"I have {min(hi, lo + 3)} coins on {a}-{b}. What are yours on {b}-{c}? Let's go {a} {b} next."
-    example = {"coins": [{"hallway": [a, b], "coins": min(hi, lo + 3)}], "asks": [[b, c]], "ask_all": False,
-               "cap": None, "path": [a, b], "yes": False, "no": False, "question": True}
-    return [
-        {"role": "system", "content": (
-            "You read one chat message from a player of a cooperative route-planning game and extract its content "
-            f"as JSON. Rooms (letter = name): {names}. Hallways connect two rooms; each player has their own coins "
-            f"({wmin}-{wmax}) on every hallway. Extract: coins = hallways whose coins the speaker states as their "
-            "OWN (not sums); asks = hallways the speaker asks the listener about; ask_all = the speaker asks for all "
-            "of the listener's coins; cap = N if the speaker says their other hallways have at most N coins, else "
-            "null; path = the room letters the speaker suggests visiting, in order, else []; yes/no = agreement or "
-            "disagreement; question = the message asks something. Use room letters only.")},
-        {"role": "user", "content": example_text},
-        {"role": "assistant", "content": json.dumps(example)},
-        {"role": "user", "content": text},
-    ]
-
-
-def read_with_llm(llm, text: str, rooms: Sequence[str], wmin: int, wmax: int, usage, schema: Optional[dict] = None):
-    """Read one partner message with the LLM into a reader.Reading (validated: rooms of this house, coin range).
-    `usage`: a dict of counts, or an object with .add (an `LLMAct`) that the client fills directly."""
-    schema = schema or reading_schema(rooms, wmin, wmax)
-    messages = reader_messages(text, rooms, wmin, wmax)
-    if hasattr(usage, "add"):
-        out = llm.chat_json(messages, schema, usage=usage)
-    else:
-        tally = _Tally()
-        try:
-            out = llm.chat_json(messages, schema, usage=tally)
-        finally:
-            tally.into(usage)
-    r = rule_reader.Reading(text=text)
-    allowed = set(rooms)
-
-    def hall(pair):
-        a, b = (str(x).strip().upper()[:1] for x in pair)
-        if a in allowed and b in allowed and a != b:
-            return edge(a, b)
-        return None
-
-    for item in out.get("coins") or []:
-        e = hall(item.get("hallway") or ["", ""])
-        w = item.get("coins")
-        if e and isinstance(w, int) and wmin <= w <= wmax:
-            r.coins[e] = w
-    for pair in out.get("asks") or []:
-        e = hall(pair)
-        if e and e not in r.asks:
-            r.asks.append(e)
-    r.ask_all = bool(out.get("ask_all"))
-    cap = out.get("cap")
-    r.cap = cap if isinstance(cap, int) and wmin <= cap <= wmax else None
-    p = [str(x).strip().upper()[:1] for x in (out.get("path") or [])]
-    r.path = p if p and all(x in allowed for x in p) else None
-    r.yes, r.no, r.question = bool(out.get("yes")), bool(out.get("no")), bool(out.get("question"))
-    return r
