@@ -66,6 +66,18 @@ window.TravelBoard = (function () {
         return (x === undefined || x === null) ? null : x;
     }
 
+    // What Submit sends: the agreed tour; without one (a person who agreed in plain words), the tour the partner
+    // submitted; else a full tour drawn on the board (independent submissions under the paper's rules).
+    // The submit command's arguments ([] = the agreed tour), or null when there is nothing to submit.
+    function submitTour() {
+        var v = view(), drawn = draftPath().map(String);
+        if (isFullTour(agreed())) { return []; }
+        if (v && Array.isArray(v.partner_submitted) && isFullTour(v.partner_submitted.map(String))) {
+            return v.partner_submitted.map(String);
+        }
+        return st.draft.length && isFullTour(drawn) ? drawn : null;
+    }
+
     function isFullTour(path) {
         var n = ids().length, seen = {}, i;
         if (!n || !path.length || path[0] !== start()) { return false; }
@@ -630,7 +642,7 @@ window.TravelBoard = (function () {
             "travel-reject": on && partnerProposal,
             "travel-undo": on && agreed().length > 1,
             "travel-share": on && !sharedAll(),
-            "travel-submit": on && isFullTour(agreed()) && !(Array.isArray(sub.me) && sub.me.length)
+            "travel-submit": on && submitTour() !== null && !(Array.isArray(sub.me) && sub.me.length)
         };
         Object.keys(enable).forEach(function (id) {
             var b = $id(id);
@@ -694,7 +706,10 @@ window.TravelBoard = (function () {
         on("travel-share", function () {
             if (playing()) { sendThen("share", ["all"], "Sending your coins…", "Your coins were sent to your partner."); }
         });
-        on("travel-submit", function () { if (playing() && isFullTour(agreed())) { send("submit", []); } });
+        on("travel-submit", function () {
+            var t = submitTour();
+            if (playing() && t !== null) { send("submit", t); }
+        });
     }
 
     function init() {

@@ -1,0 +1,119 @@
+"""A person who only types plain English plays travel against the solver in a real Chromium page on a REAL Slurk
+server (opt-in: markers `conformance` and `browser`). No commands and no buttons except Submit: she states her coins
+in lower case with number words, answers the agent's questions in words, says yes to its tour, and presses Submit;
+the game ends with the optimal tour. Screenshots: artifacts/screenshots/real-travel-plain-*.png."""
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from bots.config import Config, SlurkSettings
+from bots.layouts import build_layout
+from bots.slurk.runtime import SlurkBot
+from bots.study.provision import BOT_PERMISSIONS, person_permissions
+from tasks import get_task
+from tasks.travel.brains.reader import read
+from tests.conftest import REAL_ETAG_ENV, REAL_TOKEN_ENV, REAL_URL_ENV, SlurkServer, _env_flag, _real_configured
+from tests.slurk_double.recorder import SocketRecorder
+from tests.test_real_page import GAME_WAIT, WAIT, open_page, person_token, showdown_js, wait_until
+
+pytestmark = [
+    pytest.mark.conformance,
+    pytest.mark.browser,
+    pytest.mark.skipif(not _real_configured(),
+                       reason=f"real Slurk not configured: set {REAL_URL_ENV} and {REAL_TOKEN_ENV} "
+                              f"({REAL_ETAG_ENV}=1 if it has ETags)"),
+]
+WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def test_a_person_typing_only_plain_english_reaches_the_optimum(chromium, tmp_path):
+    srv = SlurkServer(os.environ[REAL_URL_ENV], os.environ[REAL_TOKEN_ENV], etag=_env_flag(REAL_ETAG_ENV),
+                      is_real=True)
+    spec = get_task("travel")
+    layout = srv.create_layout(build_layout(spec))
+    task = srv.create_task(f"travel-plain-{int(time.time())}", 1, layout)
+    waiting = srv.create_room()
+    bot_id, bot_token = srv.provision_user("TaskBot", BOT_PERMISSIONS, room_id=waiting)
+    herald_id, herald_token = srv.provision_user("Concierge", BOT_PERMISSIONS, room_id=waiting)
+    room = srv.expect_ok(srv.api("POST", "rooms", json={"layout_id": layout}))["id"]
+    token = person_token(srv, person_permissions(spec), room, task)
+    cfg = Config(slurk=SlurkSettings(url=srv.url, token=bot_token, user_id=bot_id, task_id=task,
+                                     waiting_room=waiting, auth_timeout=5.0, etag="auto"),
+                 state_db=str(tmp_path / "state.sqlite3"), person_seats=1, agents={"ghost": "solver"},
+                 task_options={"boards": "preset"})
+    bot = SlurkBot(cfg, spec)
+    bot.start()
+    herald = SocketRecorder("concierge")
+    rp = None
+    try:
+        herald.connect(srv.url, herald_id, herald_token)
+        rp = open_page(chromium, srv, f"{srv.url}/login?name=Ann&token={token}", showdown_js())
+        page = rp.page
+        page.wait_for_function("() => typeof self_user !== 'undefined' && self_user && self_room === %d" % room,
+                               timeout=WAIT * 1000)
+        assert herald.call("room_created", {"room": room, "task": task}, timeout=WAIT) is True
+        wait_until(lambda: rp.phase() == "playing", what="the game to start")
+        v = rp.view()
+        rooms = [r["id"] for r in v["rooms"]]
+        mine = {k.lower(): int(c) for k, c in v["my_coins"].items()}
+
+        def spoken(keys):
+            return ", ".join(f"{k} {WORDS[mine[k]] if i % 2 else mine[k]}" for i, k in enumerate(keys))
+
+        rich = [k for k, c in mine.items() if c >= 4]
+        rp.type(f"hi! my best hallways: {spoken(rich)}")
+        rp.page.wait_for_timeout(300)
+        rp.shot("real-travel-plain-1-coins.png", full_page=False)
+        said = 0
+        deadline = time.monotonic() + GAME_WAIT
+        while time.monotonic() < deadline and rp.phase() != "over":
+            v = rp.view() or {}
+            theirs = [m for _c, user, m in rp.chat() if user.strip() not in ("Ann", "You")]
+            fresh, said = theirs[said:], len(theirs)
+            asked = read(" ".join(fresh), rooms) if fresh else None
+            if v.get("partner_submitted") and not (v.get("submitted") or {}).get("me"):
+                rp.shot("real-travel-plain-3-partner-submitted.png", full_page=False)
+                page.wait_for_selector("#travel-submit:enabled", timeout=WAIT * 1000)
+                page.click("#travel-submit")
+                wait_until(lambda: rp.phase() == "over", what="the end after Submit")
+                break
+            if asked is not None and (asked.ask_all or asked.asks):
+                keys = list(mine) if asked.ask_all else [f"{a}-{b}".lower() for a, b in asked.asks
+                                                         if f"{a}-{b}".lower() in mine]
+                rp.type("sure: " + spoken(keys) if keys else "i told you all i have")
+            elif (v.get("pending") or {}).get("by") == "ghost" or (v.get("pending") and not v["pending"].get("mine")):
+                rp.shot("real-travel-plain-2-proposal.png", full_page=False)
+                rp.type("yes sounds good, lets do that")
+            elif fresh:
+                rp.type("ok what do you suggest?")
+            time.sleep(1.0)
+        final = rp.view() or {}
+        rp.shot("real-travel-plain-4-end.png", full_page=False)
+        assert final.get("core", {}).get("phase") == "over", final
+        assert final["core"].get("status") == "completed", final["core"]
+        rec = bot.store.get(room)
+        assert rec is not None and rec.result and rec.result.get("optimal") is True, rec.result if rec else None
+        # everything the person sent as a command was the Submit button; the rest was plain chat
+        ann = int(page.evaluate("() => self_user.id"))
+        sent = [json.dumps(x["data"]) for x in srv.expect_ok(srv.api("GET", "logs", params={"room_id": room,
+                                                                                            "event": "command"}))
+                if int(x.get("user_id") or 0) == ann]
+        assert sent and all("submit" in c for c in sent), sent
+        typed = [m for _c, user, m in rp.chat() if user.strip() in ("Ann", "You")]
+        assert typed and not [m for m in typed if m.strip().startswith("/")], typed
+        assert not rp.page_errors, rp.page_errors
+    finally:
+        if rp is not None:
+            try:
+                rp.page.context.close()
+            except Exception:
+                pass
+        try:
+            herald.disconnect()
+        except Exception:
+            pass
+        bot.stop()
