@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from . import reader
 from .maze import ACTIONS, DOWN, LEFT, RIGHT, STAY, UP
 
 FLAGS = ("stay", "right", "up", "left", "down", "Accept", "Reject", "Inquiry", "None")
@@ -34,6 +35,10 @@ PHRASE = {STAY: "stay put", RIGHT: "move right", UP: "move up", LEFT: "move left
 # --- templates ---------------------------------------------------------------------------------------------------
 def suggest(action: int) -> str:
     return f"Can you {PHRASE[action]}?"
+
+
+def suggest_again(action: int) -> str:
+    return f"And {ACTIONS[action]} again, please."
 
 
 def wall_reject(action: int) -> str:
@@ -95,7 +100,7 @@ _DIR_WORDS = [
     (RIGHT, r"right|east|→"),
     (LEFT, r"left|west|←"),
     (UP, r"up|upward|upwards|north|above|↑|top"),
-    (DOWN, r"down|downward|downwards|south|below|↓|bottom"),
+    (DOWN, r"down|downward|downwards|south|below|under|underneath|beneath|↓|bottom"),
 ]
 _DIR_RE = re.compile(r"\b(" + "|".join(f"(?P<d{a}>{p})" for a, p in _DIR_WORDS) + r")(?!\w)", re.I)
 # Uses of "right" that are not a direction.
@@ -122,6 +127,12 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?;])\s+|\n+|\s+but\s+|,\s*(?=(?:can|could|wou
 _SELF_RE = re.compile(r"^\W*(?:(?:yes|ok(?:ay)?|sure)\W+)?(?:(?:i'?m|i\s+am)\s+(?:moving|going)|(?:i'?ll|i\s+will)\s+"
                       r"(?:move|go)|i\s+(?:moved|went|move|go)|moving|going|moved|went)\b", re.I)
 _ASKS_SELF_RE = re.compile(r"\b(should|shall|can|may|do)\s+i\b", re.I)
+_THEN_RE = re.compile(r"^\W*(?:and\s+)?(?:then|after\s+that|next)\b", re.I)
+# A yes/no question about the game ("is it in the top row?", "are we close?").
+_YES_NO_RE = re.compile(r"^\W*(is|are|do|does|did|was|were|have|has)\s+(it|the|we|you|there|that)\b", re.I)
+# Leaving the choice to us: agreement to whatever we do next.
+_DEFER_RE = re.compile(r"\b(you\s+(?:choose|decide|pick|lead)|up\s+to\s+you|your\s+call|whatever\s+you|"
+                       r"(?:you|u)\s+know\s+best|follow\s+you)\b", re.I)
 
 
 def _directions(text: str) -> list[int]:
@@ -147,15 +158,34 @@ class Reading:
     # Where along the token's row (for up/down) or column (for left/right) the writer can make a move:
     # (action, open indices); an empty tuple means nowhere in that line.
     line: Optional[tuple[int, tuple[int, ...]]] = None
+    location: Optional[tuple] = None           # (column, row) of the treasure, either part None when not said
+    moves: list = field(default_factory=list)  # a request spelled out: "left twice then down" -> [3, 3, 4]
+    walls: list = field(default_factory=list)  # every direction a wall sentence names ("walls up and left")
+    info: bool = False                         # a statement about the treasure (information, not a request)
+    question: bool = False                     # the text asks something (a "?" or a question word)
+    asks_about: Optional[int] = None           # the move a question asks about ("should I go left?")
+
+    @property
+    def unclear(self) -> bool:
+        """Nothing the game can use: no flag, place, hint or wall line ("hmm", "asdf")."""
+        return (self.flag == NONE and not self.flags and not self.info and self.location is None
+                and self.line is None and not self.hint and not self.walls)
 
 
 def read(text: str) -> Reading:
-    """Rule-based reading of one chat message."""
-    text = (text or "").strip()
+    """Rule-based reading of one chat message (typos, shorthand and case are normalized first)."""
+    text = reader.normalize((text or "").strip())
     r = Reading()
     if not text:
         return r
     r.line = _read_line(text)
+    r.question = "?" in text or bool(_QUESTION_WORDS.search(text))
+    r.location = None if r.line else reader.location(text)
+    if r.location is not None and not _ASKS_SELF_RE.search(text) and not re.search(r"\bis\s+it\b", text):
+        r.info = True
+        text = reader.strip_location(text)
+    else:
+        r.location = None
     for sentence in [s for s in _SENTENCE_RE.split(text) if s and s.strip()]:
         f = _read_sentence(sentence, r)
         if f != NONE:
@@ -187,22 +217,38 @@ def _read_sentence(s: str, r: Reading) -> str:
         if hint:
             r.hint = (r.hint or set()) | hint
             r.straight = r.straight or bool(_STRAIGHT_RE.search(s))
-            return ACTIONS[dirs[0]]
+            r.info = True
+            return NONE  # where the treasure is: information for our belief, not a move request
+    if r.info and not dirs and not question and not _REJECT_RE.search(s):
+        return NONE  # the rest of a location statement ("it is at ...")
+    if _DEFER_RE.search(s):
+        return ACCEPT
     if question and ((mentions_treasure or not dirs) and _QUESTION_WORDS.search(s) or mentions_treasure
-                     or _ASKS_SELF_RE.search(s)):
+                     or _ASKS_SELF_RE.search(s) or _YES_NO_RE.search(s)):
+        if dirs and _ASKS_SELF_RE.search(s) and r.asks_about is None:
+            r.asks_about = dirs[0]
         return INQUIRY
     if _REJECT_RE.search(s) and not mentions_treasure:
         if dirs and r.reject_direction is None:
             r.reject_direction = next((a for a in dirs if a != STAY), None)
+        r.walls += [a for a in dirs if a != STAY and a not in r.walls]
         return REJECT
     if dirs and _SELF_RE.search(s) and not re.search(r"\byou\b", s, re.I):
         return ACCEPT
     if dirs:
+        mv = reader.moves(s)
         m = _FIRST_MOVE_RE.search(s)
         if m:
             after = _directions(s[m.end():])
             if after:
-                return ACTIONS[after[0]]
+                mv = reader.moves(s[m.end():]) or [after[0]]
+                dirs = after
+        if not mv or mv[0] != dirs[0]:
+            mv = [dirs[0]]
+        if not r.moves:
+            r.moves = mv
+        elif _THEN_RE.match(s):
+            r.moves = (r.moves + mv)[:8]  # "go up, then left" was split at the comma
         return ACTIONS[dirs[0]]
     if _NO_RE.search(s):
         return REJECT
@@ -285,7 +331,39 @@ def answer_messages(question: str, token: tuple[int, int], treasure: Optional[tu
 
 
 def template_answer(token: tuple[int, int], treasure: Optional[tuple[int, int]]) -> str:
-    return treasure_direction(token, treasure) if treasure else ONLY_YOU_SEE
+    """Where the treasure is, by the board's axis numbers and as a direction from the token (people use both)."""
+    if not treasure:
+        return ONLY_YOU_SEE
+    where = treasure_direction(token, treasure)
+    return f"The treasure is at column {treasure[0]}, row {treasure[1]}. " + where.replace("The treasure is", "It is")
+
+
+def place(location: tuple) -> str:
+    col, row = location
+    return " and ".join(p for p in (f"column {col}" if col is not None else "",
+                                    f"row {row}" if row is not None else "") if p)
+
+
+# What the agent says to people beyond the paper's templates.
+CLARIFY = ("Sorry, I did not understand that. You can ask me to move (left, right, up, down or stay), tell me "
+           "where the treasure is (for example column 4, row 0), or tell me about a wall on your side.")
+
+
+FOLLOW = "You can see the treasure this round, so you know best: I will follow your lead."
+
+
+def thanks_location(location: tuple) -> str:
+    return f"Thanks! I will head for {place(location)}."
+
+
+def own_way(action: int) -> str:
+    return f"I can see the treasure from here, so I will {PHRASE[action]} instead."
+
+
+def yes_no(best: bool, action: Optional[int]) -> str:
+    if best:
+        return "Yes, that is a good move."
+    return "No, better not." + (f" Can you {PHRASE[action]} instead?" if action is not None else "")
 
 
 ANSWER_MAX_TOKENS = 64  # "at most 30 words" (the answer is cut at max_words anyway)

@@ -70,6 +70,14 @@ class Model:
         self._invalidate()
         return True
 
+    def forget_rejection(self, c: int, action: int) -> None:
+        """Drop a guessed entry (and its mirror) again."""
+        nb = INBOUND[c * 5 + action]
+        if nb >= 0 and action in self.omega.get(c, ()):
+            self.omega[c].discard(action)
+            self.omega.get(nb, set()).discard(OPPOSITE[action])
+            self._invalidate()
+
     def saw_partner_move(self, c: int, action: int) -> None:
         """The partner made (or said it can make) this move: the passage is open on its side, so an earlier
         rejection there was a misunderstanding."""
@@ -217,6 +225,16 @@ class Belief:
                     # An axis nobody mentioned is probably level with the token ("straight" makes that firm).
                     f *= 1.0 if off == 0 else (0.05 if straight else 0.3)
             factors.append(f)
+        self.weigh(factors)
+
+    def locate(self, col: Optional[int], row: Optional[int]) -> None:
+        """The partner named the treasure's column and/or row: cells off it become unlikely (not impossible:
+        people misread the axis numbers now and then)."""
+        factors = []
+        for c in range(CELLS):
+            x, y = xy(c)
+            ok = (col is None or x == col) and (row is None or y == row)
+            factors.append(1.0 if ok else 0.0005)
         self.weigh(factors)
 
     def rational(self, model: Model, c: int, mover: int, action: int, beta: float = 1.0) -> None:

@@ -6,14 +6,17 @@ from tasks.core import CliOption, TaskSpec
 from . import metrics
 from .brains import BRAINS
 from .game import GnomesGame
+from .partners import PEOPLE
 
 SPEC = TaskSpec(
     name="gnomes",
     title="Gnomes at Night",
     game_class=GnomesGame,
-    brains=dict(BRAINS),
+    brains={**BRAINS, **PEOPLE},
     # Seat "h" (side 0, the person's side) gets the simulated partner, seat "e" (side 1) the agent.
     default_brains=("partner", "aismcts"),
+    # Scripted people for `--population`: they take seat "h", the evaluated agent seat "e".
+    population=("h", ("partner", *PEOPLE)),
     summarize=metrics.summarize,
     per_game_columns=("turns_r1", "turns_r2", "turns_r3", "turns_r4", "turns_r5", "turns_total",
                       "optimum_total", "turn_ratio", "blocked_total", "found", "messages_h", "messages_e"),
