@@ -18,7 +18,7 @@ concierge:                       # the waiting-room bot (bots.study.concierge)
   waiting_timeout: 600           # WAITING_TIMEOUT (also accepted as timers.waiting_timeout)
   rooms_per_minute: 30           # CONCIERGE_ROOMS_PER_MINUTE: at most this many rooms created in any minute
 agents: {b: toy}                 # seat -> brain, for seats not taken by people (default: TaskSpec.default_brains)
-person_seats: 1                  # people per room (default: every seat)
+person_seats: 1                  # people per room (default: every seat), or seat names: [assistant]
 timers: {join_timeout: 300, inactivity: 300, inactivity_warning: 60, partner_left_grace: 120}
 completion: {platform: Prolific, url_template: "https://app.prolific.com/submissions/complete?cc={code}"}
 llm: {model: ..., base_url: ...} # passed through to bots.llm
@@ -123,7 +123,7 @@ class ConciergeSettings:
 class Config:
     slurk: SlurkSettings = field(default_factory=SlurkSettings)
     agents: dict = field(default_factory=dict)
-    person_seats: Optional[int] = None
+    person_seats: "Optional[int | list[str]]" = None  # people per room, or the seats they take by name
     timers: TimerConfig = field(default_factory=TimerConfig)
     completion: CompletionConfig = field(default_factory=CompletionConfig)
     llm: dict = field(default_factory=dict)
@@ -149,14 +149,20 @@ class Config:
         `agents`, defaulting to `spec.default_brains` (one per seat, in `spec.seats` order).
         """
         seats = tuple(spec.seats)
-        game = spec.game_class
-        order = [s for s in (getattr(game, "person_seat_order", ()) or ()) if s in seats]
-        order += [s for s in seats if s not in order]
-        n = len(seats) if self.person_seats is None else self.person_seats
-        if not 0 <= n <= len(seats):
-            raise ConfigError(f"person_seats must be between 0 and {len(seats)} for {spec.name} "
-                              f"(its seats are {', '.join(seats)}); got {n}.")
-        persons = order[:n]
+        order = default_person_order(spec)
+        if isinstance(self.person_seats, (list, tuple)):  # the seats people take, by name (e.g. [assistant])
+            persons = list(self.person_seats)
+            wrong = [s for s in persons if s not in seats]
+            if wrong or len(set(persons)) != len(persons):
+                raise ConfigError(f"person_seats names {', '.join(map(repr, persons))}; {spec.name}'s seats are "
+                                  f"{', '.join(seats)} (each at most once).")
+            n = len(persons)
+        else:
+            n = len(seats) if self.person_seats is None else self.person_seats
+            if not 0 <= n <= len(seats):
+                raise ConfigError(f"person_seats must be between 0 and {len(seats)} for {spec.name} "
+                                  f"(its seats are {', '.join(seats)}); got {n}.")
+            persons = order[:n]
         unknown = [s for s in self.agents if s not in seats]
         if unknown:
             raise ConfigError(f"agents names seat(s) {', '.join(map(repr, unknown))}, but {spec.name} has the seats "
@@ -409,10 +415,26 @@ def _agents(value: Any, env: Mapping[str, str]) -> dict:
     return out
 
 
-def _person_seats(value: Any, env: Mapping[str, str]) -> Optional[int]:
+def default_person_order(spec) -> list[str]:
+    """The order in which people take seats when person_seats is a number: the game's `person_seat_order`, then
+    the other seats."""
+    seats = tuple(spec.seats)
+    order = [s for s in (getattr(spec.game_class, "person_seat_order", ()) or ()) if s in seats]
+    return order + [s for s in seats if s not in order]
+
+
+def _person_seats(value: Any, env: Mapping[str, str]) -> "Optional[int | list[str]]":
+    """A number of people (they take the game's person seats in order), or the seats people take, by name: a list,
+    or `user1,assistant` in BOT_PERSON_SEATS."""
     what = "person_seats"
     if env.get("BOT_PERSON_SEATS"):
         value, what = env["BOT_PERSON_SEATS"], "BOT_PERSON_SEATS"
+    if what == "BOT_PERSON_SEATS" and value.strip() and not value.strip().lstrip("-").isdigit():
+        value = [s.strip() for s in value.split(",") if s.strip()]  # in the file, seat names are a YAML list
+    if isinstance(value, (list, tuple)):
+        if not all(isinstance(s, str) and s for s in value):
+            raise ConfigError(f"{what} must be a number of people or a list of seat names; got {value!r}.")
+        return list(value)
     n = _int(value, what)
     if n is not None and n < 0:
         raise ConfigError(f"{what} must be 0 or more; got {n}.")

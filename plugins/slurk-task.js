@@ -298,6 +298,11 @@ window.SlurkTask = window.SlurkTask || (function () {
 
     // --- bot -> page ------------------------------------------------------------------------------------------
     // One callback per name, so a plugin evaluated again replaces its own; fn = null removes it.
+    var chatListeners = {};
+    function onChat(name, fn) {  // every chat line this page receives (a plugin sorts them, e.g. one pane per seat)
+        if (typeof fn === "function") { chatListeners[String(name)] = fn; } else { delete chatListeners[String(name)]; }
+    }
+
     function onCommand(name, fn) {
         if (typeof fn === "function") { listeners[String(name)] = fn; } else { delete listeners[String(name)]; }
     }
@@ -321,6 +326,9 @@ window.SlurkTask = window.SlurkTask || (function () {
             Object.keys(listeners).forEach(function (k) { listeners[k](d.command, d); });
         });
         socket.on("text_message", function (d) {
+            if (d && d.user && (d.room === undefined || d.room === null || String(d.room) === String(currentRoom()))) {
+                Object.keys(chatListeners).forEach(function (k) { chatListeners[k](d); });
+            }
             // Slurk's page drops every text_message whose user is oneself. A private one can only be the bot
             // handing a relayed line back in the sender's name, so it is shown (as text, by incoming_text).
             var self = me();
@@ -338,6 +346,7 @@ window.SlurkTask = window.SlurkTask || (function () {
         setChatTarget: setChatTarget,
         chatTarget: function () { return chatTarget ? chatTarget.slice() : null; },
         onCommand: onCommand,
+        onChat: onChat,
         onAck: function (name, fn) {
             if (typeof fn === "function") { ackListeners[String(name)] = fn; } else { delete ackListeners[String(name)]; }
         },

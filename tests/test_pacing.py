@@ -56,7 +56,8 @@ def test_the_agent_answers_at_a_persons_pace_while_the_room_answers_at_once(slur
     try:
         ann = Participant(srv, "Ann", room, table.task, TRAVEL.state_element)
         ann.rec.call("room_created", {"room": room, "task": table.task}, timeout=WAIT)
-        ann.view()
+        v = ann.view()
+        assert v["core"]["users"] == {"light": ann.id}  # who sits where (the agent speaks through the bot)
         n = len(ann.rec.events)
         said = time.monotonic()
         assert ann.say("hello") is True

@@ -307,3 +307,22 @@ def test_dry_run_without_a_reachable_server_still_prints_the_plan(tmp_path):
     assert "cannot reach" in output and "create  2 participant token(s)" in output and not folder.exists()
     rc, output, _, _ = run(srv, tmp_path, "--participants", 2)
     assert rc == 1 and "cannot reach" in output
+
+
+def test_person_seats_by_name_put_the_person_in_that_seat(slurk_server, tmp_path):
+    """`--person-seats ghost`: the person takes the ghost seat and an agent the light seat (in mediation, the same
+    puts one person in the assistant's seat); bot.env carries the seat names, and the bot's config reads them."""
+    from bots.config import load_config
+    from tasks import get_task
+    rc, output, study, folder = run(slurk_server, tmp_path, "--participants", 2, "--person-seats", "ghost")
+    assert rc == 0, output
+    env = read_env_file(str(folder / "bot.env"))
+    assert env["BOT_PERSON_SEATS"] == "ghost" and env["BOT_AGENTS"] == "light=solver"
+    assert get(slurk_server, f"tasks/{env['TASK_ID']}")["num_users"] == 1
+    persons, brains = load_config(None, env).seat_plan(get_task("travel"))
+    assert persons == ["ghost"] and brains == {"light": "solver"}
+    rc, output, *_ = run(slurk_server, tmp_path / "bad", "--participants", 1, "--person-seats", "attic")
+    assert rc == 2 and "person_seats names 'attic'" in output
+    rc, output, *_ = run(slurk_server, tmp_path / "both", "--participants", 1, "--person-seats", "ghost",
+                         "--people-per-room", 1)
+    assert rc == 2 and "not both" in output

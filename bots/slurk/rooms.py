@@ -168,6 +168,11 @@ class RoomWorker(PersonInputs):
             core["key"] = self.seats[seat]["key"]
         if seat in self.acks:
             core["ack"] = self.acks[seat]
+        # who sits where (Slurk user ids; not private: every member sees the names), so a page can sort chat lines
+        # by seat, e.g. one pane per user for a relaying assistant
+        users = {s: int(i["user_id"]) for s, i in self.seats.items() if i.get("user_id") is not None}
+        if users:
+            core["users"] = users
         return core
 
     def display_name(self, seat: str) -> str:

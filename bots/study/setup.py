@@ -36,7 +36,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
 
-from bots.config import ConfigError
+from bots.config import ConfigError, default_person_order
 from bots.layouts import LayoutError, build_layout
 from bots.slurk.rest import SlurkAPIError, SlurkREST
 
@@ -476,7 +476,8 @@ class Provisioner:
         cc = m.get("concierge") or {}
         if cc.get("user_id") is not None and self.secrets.get("concierge"):
             lines += [f"CONCIERGE_TOKEN={self.secrets['concierge']}", f"CONCIERGE_USER={cc['user_id']}"]
-        lines.append(f"BOT_PERSON_SEATS={len(self.persons)}")
+        by_order = default_person_order(self.spec)[:len(self.persons)] == list(self.persons)
+        lines.append(f"BOT_PERSON_SEATS={len(self.persons) if by_order else ','.join(self.persons)}")
         if self.brains:
             lines.append("BOT_AGENTS=" + ",".join(f"{s}={b}" for s, b in self.brains.items()))
         agents = {s: a["user_id"] for s, a in (m.get("agents") or {}).items() if a.get("user_id") is not None}
@@ -537,6 +538,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--people-per-room", type=int, metavar="K",
                    help="people per room (default: person_seats from the config, else every seat); the other "
                         "seats are played by agents")
+    p.add_argument("--person-seats", metavar="SEATS",
+                   help="the seats people take, by name (e.g. assistant, or user1,user2); the other seats are "
+                        "played by agents")
     p.add_argument("--dry-run", action="store_true", help="print what would be created; send no write request")
     p.add_argument("--out", default="studies", help="folder for the study's files (default: studies)")
     p.add_argument("--config", help="YAML config (slurk.url, slurk.admin_token, agents, person_seats, completion)")
@@ -556,8 +560,12 @@ def main(argv: Optional[list[str]] = None, env: Mapping[str, str] = os.environ, 
         scfg = read_study_config(args.config, env)
         scfg.require_admin("set up a study")
         cfg = scfg.config
+        if args.people_per_room is not None and args.person_seats:
+            raise ConfigError("give either --people-per-room or --person-seats, not both.")
         if args.people_per_room is not None:
             cfg.person_seats = args.people_per_room
+        if args.person_seats:
+            cfg.person_seats = [s.strip() for s in args.person_seats.split(",") if s.strip()]
         persons, brains = cfg.seat_plan(spec)
         if not persons:
             raise ConfigError("A study needs at least one person per room (--people-per-room 1 or more).")

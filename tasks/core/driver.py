@@ -100,6 +100,12 @@ class MatchDriver:
         """After `replay`: let brains answer what they had observed but not yet answered when the record ended."""
         yield from self._brains_loop()
 
+    def wake(self) -> None:
+        """Give every brain a look at the game (after `replay`, when agents take over a recorded dialogue: the record
+        may end on a refused move that woke nobody)."""
+        for seat in self.brains:
+            self._woken[seat] = True
+
     def run(self, inputs: Iterable[Input] = ()) -> list[Effect]:
         """Convenience for local play and tests: handle inputs and all brain reactions, return every effect."""
         out: list[Effect] = []

@@ -23,13 +23,17 @@ NO_TIMERS = TimerConfig(join_timeout=None, inactivity=None, partner_left_grace=N
 
 def play_released(spec, game, agents: dict, mode: Optional[str] = None, llm=None, brain_options=None,
                   options: Optional[dict] = None) -> dict:
-    opts = {"turns": "free" if mode else "alternate", **(options or {})}
+    # agents alternate turns where the game has that mode (a relayed three-seat game chats freely only)
+    alternate = "alternate" in getattr(spec.game_class, "turn_modes", ("free", "alternate"))
+    opts = {"turns": "free" if mode or not alternate else "alternate", **(options or {})}
     prefix = []
     if mode:
         n = psp.cut_index(game.record, mode)
         prefix = game.inputs[:n]
         opts["word_budget"] = sum(psp.message_words(game.record))
         opts["psp"] = mode
+        # the human prefix counts its words but is never cut short by the budget (games that read this option)
+        opts["budget_after"] = max([getattr(i, "t", 0.0) for i in prefix] or [0.0])
     seats = {s: SeatInfo("agent", s, agents[s]) for s in spec.seats}
     match, brains = build_match(spec, game.index, seats, options=opts, instance=game.instance, llm=llm,
                                 timers=NO_TIMERS, brain_options=brain_options)
@@ -38,6 +42,7 @@ def play_released(spec, game, agents: dict, mode: Optional[str] = None, llm=None
     t0 = _time.time()
     driver = MatchDriver(match, brains, clock=lambda: t_end + (_time.time() - t0))
     driver.replay(prefix)
+    driver.wake()  # the agents take over: each gets a first look (the prefix may end on a refused line)
     if not match.over:
         for _ in driver.resume():
             pass
@@ -90,9 +95,10 @@ def main_released(spec, agents: dict, options: dict, llm, games_limit: Optional[
     if any((r.get("llm") or {}) and any(f.get("fallback") for f in r["llm"].values()) for r in results):
         label += "+fallback"
     cond = f"psp {mode}" if mode else "self-play (released instances)"
-    rows = [{"agents": label, "condition": cond, **summarize_dialogues(results)},
+    summarize = spec.summarize or summarize_dialogues  # a task's own summary adds columns (e.g. words per party)
+    rows = [{"agents": label, "condition": cond, **summarize(results)},
             {"agents": "humans", "condition": "released dialogues",
-             **summarize_dialogues([g.human_results() for g in games])}]
+             **summarize([g.human_results() for g in games])}]
     header = []
     for r in rows:
         header += [k for k in r if k not in header]

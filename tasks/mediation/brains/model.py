@@ -1,0 +1,128 @@
+"""What the assistant believes about each user, and the best flight pair under that belief.
+
+Known from the assistant's page: each user's flights and shared events (times only). Learned from chat: the
+importance of shared events, private events (times and importance), days a user cannot or would rather fly, how
+much price and arriving together matter. Unknowns get middling defaults, so a silent user still gets a sensible
+pair: shared events count `default_importance`, price as if it mattered 10 of 20 against the mean shown price,
+arriving together as 5 of 10.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ..generator import minutes
+from ..parse import Reading
+
+DEFAULT_IMPORTANCE = 5
+DEFAULT_PRICE, DEFAULT_ARRIVAL = 10, 5
+LIKED, REJECTED = 3, 8
+UNSEEN_PRIVATE = 2  # the expected importance of an event nobody mentioned  # points for a flight the user accepted or rejected before
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+class UserModel:
+    def __init__(self, user_view: dict):
+        self.flights = [(minutes(f["start"]), minutes(f["end"]), f["price"]) for f in user_view["flights"]]
+        self.shared = {e["id"]: [minutes(e["start"]), minutes(e["end"]), None] for e in user_view["calendar"]}
+        self.private: list[list] = []  # [start, end, importance]
+        self.vague: list[list] = []
+        self.blocked: set[int] = set()
+        self.wished: set[int] = set()
+        self.price: Optional[int] = None
+        self.default_importance = DEFAULT_IMPORTANCE
+        self.heard = False
+        self.rejected_flights: dict[int, int] = {}
+        self.liked_flights: dict[int, int] = {}     # accepted, or asked for again ("the first option was good")
+        self.wished_spans: list[list] = []
+
+    def learn(self, rd: Reading, text: str = "") -> bool:
+        """Take in one reading; True when it told something new."""
+        new = False
+        for sp in rd.busy:
+            a, b = sp.absolute()
+            imp = sp.importance
+            if sp.vague:
+                self.vague.append([a, b, imp or 3])
+                new = True
+                continue
+            match = [k for k, (s, e, _) in self.shared.items() if s == a and e == b] or \
+                [k for k, (s, e, _) in self.shared.items() if s == a]
+            if match:
+                self.shared[match[0]][2] = imp if imp is not None else max(self.shared[match[0]][2] or 0, 6)
+            elif not any(p[0] == a and p[1] == b for p in self.private):
+                self.private.append([a, b, imp if imp is not None else 6])
+            new = True
+        for sp in rd.free_spans:
+            self.wished_spans.append(list(sp.absolute()))
+            new = True
+        for d in rd.blocked_days:
+            new |= d not in self.blocked
+            self.blocked.add(d)
+        for d in rd.free_days:
+            new |= d not in self.wished
+            self.wished.add(d)
+        if rd.price is not None:
+            new |= rd.price != self.price
+            self.price = rd.price
+        low = text.lower()
+        if any(w in low for w in ("rest", "other", "everything else", "all else")) and \
+                any(w in low for w in ("not important", "low", "unimportant", "can skip", "don't matter", "under")):
+            self.default_importance = 2
+            new = True
+        self.heard = self.heard or new or rd.defer
+        return new
+
+    def costs(self) -> np.ndarray:
+        """The estimated calendar + price score of each flight (higher is better)."""
+        prices = [p for _, _, p in self.flights]
+        mu = max(1.0, sum(prices) / len(prices))
+        pp = self.price if self.price is not None else DEFAULT_PRICE
+        out = []
+        for i, (s, e, price) in enumerate(self.flights):
+            c = 0.0
+            for a, b, imp in self.shared.values():
+                if _overlap((s, e), (a, b)):
+                    c -= imp if imp is not None else self.default_importance
+            for a, b, imp in self.private:
+                if _overlap((s, e), (a, b)):
+                    c -= imp
+            if c == 0:
+                # every listed flight overlaps some event of its user (that is how flights are kept), so one that
+                # meets no event we know of meets a private one we were not told about
+                c -= UNSEEN_PRIVATE
+            for a, b, imp in self.vague:
+                if _overlap((s, e), (a, b)):
+                    c -= imp
+            days = {s // 1440, e // 1440}
+            if days & self.blocked:
+                c -= 8
+            if self.wished and not days & self.wished:
+                c -= 3
+            if self.wished_spans and any(_overlap((s, e), (a, b)) for a, b in self.wished_spans):
+                c += 3
+            c -= REJECTED * self.rejected_flights.get(i, 0)
+            c += LIKED * self.liked_flights.get(i, 0)
+            c += int(-pp * (price - mu) / mu)
+            out.append(c)
+        return np.array(out, dtype=float)
+
+
+def best_pairs(models: list[UserModel], arrival: Optional[int], twice: bool, exclude=()) -> list[tuple]:
+    """Pairs (i, j) from best to worst estimate, excluding `exclude`; with their estimated group score."""
+    a = arrival if arrival is not None else DEFAULT_ARRIVAL
+    c0, c1 = models[0].costs(), models[1].costs()
+    e0 = np.array([e for _, e, _ in models[0].flights])
+    e1 = np.array([e for _, e, _ in models[1].flights])
+    hours = np.abs(e0[:, None] - e1[None, :]) // 60
+    arr = np.trunc(-a * hours / 3) * (2 if twice else 1)
+    total = c0[:, None] + c1[None, :] + arr
+    for i, j in exclude:
+        total[i, j] = -np.inf
+    order = np.argsort(-total, axis=None, kind="stable")[:20]
+    return [(int(k // total.shape[1]), int(k % total.shape[1]), float(total.flat[k])) for k in order
+            if np.isfinite(total.flat[k])]

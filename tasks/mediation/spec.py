@@ -1,0 +1,40 @@
+"""DialOp MEDIATION as a task of the bot suite."""
+from tasks.core import CliOption, TaskSpec
+
+from . import metrics
+from .brains import BRAINS, USER_BRAINS
+from .game import MediationGame
+
+SPEC = TaskSpec(
+    name="mediation",
+    title="Flight Mediation (DialOp)",
+    game_class=MediationGame,
+    brains=dict(BRAINS),
+    default_brains=("simuser", "simuser", "mediator"),
+    seat_brains={"user1": USER_BRAINS, "user2": USER_BRAINS, "assistant": ("mediator", "llm")},
+    summarize=metrics.summarize,
+    per_game_columns=("score", "best", "worst", "normalized_score", "proposals", "words", "turns"),
+    roles={"user1": "a traveller with a private calendar and flights (talks only with the assistant)",
+           "user2": "a second traveller with a private calendar and flights (talks only with the assistant)",
+           "assistant": "books one flight per user: chats with each, proposes the pair"},
+    grid={"rules": ("fixed", "original")},
+    condition_keys=("rules", "psp"),
+    cli_options=(
+        CliOption("--rules", "rules", str, "scoring rules of new instances: the fixes (default) or the released "
+                  "game's quirks", ("fixed", "original")),
+        CliOption("--psp", "psp", str, "prompted self-play on the released dialogues: cut at 50%% / 75%% of the "
+                  "words or just before the final proposal", ("50", "75", "proposal")),
+        CliOption("--human-instances", "human_instances", str, "play the released instances (path to data.zip or "
+                  "mediation.jsonl; 'default' = ../shared/data/dialop/data.zip)"),
+        CliOption("--data", "data", str, "path of the released data (data.zip or mediation.jsonl) for --psp"),
+    ),
+    renderer="tasks.mediation.render:render_view",
+    layout="mediation.json",
+    plugins=("mediation.js", "mediation.css"),
+    state_element="mediation-state",
+    description=(
+        "An assistant books one flight for each of two users. Each user has a private 3-day calendar (some events "
+        "shared with the assistant) and a flight list; each talks only with the assistant, who proposes one flight "
+        "per user; both must accept. Score: missed meetings, prices and arrival gap, normalised by the best and "
+        "worst flight pairs."),
+)
