@@ -10,6 +10,9 @@ Options (all optional):
                    does not; the player who must answer a proposal cannot chat). The released dialogues are free.
     word_budget    chat words for the whole dialogue (prompted self-play); below `final_at` (25) words left chat
                    is refused and the next proposal is accepted automatically (the forced final proposal).
+    budget_after   (prompted self-play) inputs up to this time are the replayed human prefix: their words count,
+                   but the budget never refuses them nor forces their proposals (the paper restored the prefix as
+                   history, outside the word-limit wrapper).
     unknown_value  "50" (cells unknown to both count as 50, as the released data; default) or "paper".
     hard           only instances passing the 1.25x hardness test (default True).
     bonus_tiers    [[ratio, amount], ...] best first (default [[1.0, 2.0], [1/1.1, 1.0], [0.8, 0.5]]).
@@ -54,6 +57,7 @@ class AssignmentGame(Game):
         self.proposals = ProposalCycle(self.seats, names=SEAT_NAMES)
         self.order = TurnOrder(self.seats, names=SEAT_NAMES)
         self.words = WordBudget(o.get("word_budget"), int(o.get("final_at", 25)))
+        self.budget_after = o.get("budget_after")
         self.tiers = tuple(tuple(t) for t in o.get("bonus_tiers", BONUS_TIERS))
         self.counts = {"messages": {s: 0 for s in self.seats}, "words": {s: 0 for s in self.seats},
                        "proposals": {s: 0 for s in self.seats}, "rejected": 0}
@@ -175,6 +179,9 @@ class AssignmentGame(Game):
         elif ctx.turn:
             self._passed_by = None
 
+    def _prefix(self, ctx: Context) -> bool:
+        return self.budget_after is not None and ctx.t <= float(self.budget_after)
+
     def _must_answer_first(self, seat: str) -> None:
         p = self.proposals.pending
         if p is not None and p.by != seat:
@@ -184,11 +191,14 @@ class AssignmentGame(Game):
         if self.turns_mode == "alternate":
             self._must_answer_first(seat)
             self._check_turn(ctx, seat, "talk")
-        n = self.words.spend(text)
+        prefix = self._prefix(ctx)
+        n = WordBudget.count(text) if prefix else self.words.spend(text)
+        if prefix:
+            self.words.used += n
         self.counts["messages"][seat] += 1
         self.counts["words"][seat] += n
         self._pass_turn(ctx, seat)
-        if self.words.limit is not None:
+        if self.words.limit is not None and not prefix:
             if self.words.final:
                 ctx.say(f"Words left: {max(0, self.words.left())}. {WordBudget.FINAL_TEXT}")
 
@@ -208,7 +218,7 @@ class AssignmentGame(Game):
         ctx.log("proposal", seat=seat, matching=matching, id=prop.id)
         other = self.partner(seat)
         lines = "; ".join(f"{PAPERS[p]}: {REVIEWERS[r]}" for p, r in sorted((p, r) for r, p in enumerate(matching)))
-        if self.words.final:
+        if self.words.final and not self._prefix(ctx):
             self.forced = True
             ctx.say(f"{SEAT_NAMES[seat]} makes the final proposal: {lines}. It is accepted automatically.")
             self.proposals.agree(other)

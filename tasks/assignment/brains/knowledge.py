@@ -10,10 +10,12 @@ import numpy as np
 
 from ..generator import best_matching
 from ..names import N
-from ..parse import Reading
+from .english import Reading
 
 PRIOR = 50.0          # true value of a cell unknown to both players (released data)
 STRONG = 60.0         # "strong" cells (true value) that a player shares in its opening
+QUIET = 47.0          # a cell the partner never mentioned (mean true value in the released dialogues: people tell
+                      # their high cells, so the ones they keep quiet about are a little below 50)
 
 
 def expected_max(n: int) -> float:
@@ -37,12 +39,15 @@ class Knowledge:
         self.p_best_in_paper: dict = {}
         self.p_top: Optional[float] = None
         self.p_cap: Optional[float] = None   # partner's unmentioned known cells are below this (true units)
+        self.p_rated: dict = {}         # (r, p) -> value (true units) a graded word suggested ("decent", "red")
+        self.p_doubt: set = set()       # cells of a proposal the partner rejected that only it could judge
+        self.rejected: list = []        # matchings the partner rejected: never proposed again as they are
         self.version = 0
 
     # --- learning -----------------------------------------------------------------------------------------------
     def learn(self, rd: Reading) -> bool:
         before = (len(self.told), len(self.p_unknown), len(self.p_bad), len(self.p_good), self.p_top,
-                  len(self.p_best_in_paper), len(self.p_suggested))
+                  len(self.p_best_in_paper), len(self.p_suggested), dict(self.p_rated))
         for cell, v in rd.values.items():
             self.told[cell] = float(v)
             self.p_unknown.discard(cell)
@@ -52,15 +57,34 @@ class Knowledge:
         self.p_bad |= rd.bad
         self.p_good |= rd.good
         self.p_suggested |= {c for c in rd.suggested if c not in rd.bad}
+        self.p_doubt -= rd.suggested | rd.good | set(rd.rated)  # said after a rejection: the partner's word wins
         self.p_best_in_paper.update(rd.best_in_paper)
+        for cell, v in rd.rated.items():
+            if cell not in self.told:
+                self.p_rated[cell] = float(v)
         if rd.top is not None:
             self.p_top = float(rd.top)
         after = (len(self.told), len(self.p_unknown), len(self.p_bad), len(self.p_good), self.p_top,
-                 len(self.p_best_in_paper), len(self.p_suggested))
+                 len(self.p_best_in_paper), len(self.p_suggested), self.p_rated)
         changed = before != after
         if changed:
             self.version += 1
         return changed
+
+    def partner_proposed(self, matching) -> None:
+        """The partner put a full matching forward: its cells that only the partner can judge look good to it."""
+        cells = {(r, p) for r, p in enumerate(matching) if self.own[r][p] is None and (r, p) not in self.told}
+        self.p_suggested |= cells
+        self.p_doubt -= cells
+        self.version += 1
+
+    def partner_rejected(self, matching) -> None:
+        """The partner rejected this matching: some cell of it that only the partner could judge may be low (weak
+        evidence: in the released dialogues such cells average about 52)."""
+        self.rejected.append(list(matching))
+        self.p_doubt |= {(r, p) for r, p in enumerate(matching) if self.own[r][p] is None and (r, p) not in self.told
+                         and (r, p) not in self.p_rated}
+        self.version += 1
 
     def ratio(self) -> float:
         """Partner scale / own scale: from cells both know when possible, else from the two top numbers, else
@@ -87,20 +111,24 @@ class Knowledge:
             return self.told[(r, p)] / self.ratio(), "told"
         if (r, p) in self.p_unknown:
             return PRIOR * s, "none"
+        if (r, p) in self.p_rated:
+            return self.p_rated[(r, p)] * s, "guess"
         if (r, p) in self.p_bad:
-            return 20 * s, "guess"
+            return 38 * s, "guess"
         if (r, p) in self.p_good:
-            return 75 * s, "guess"
+            return 80 * s, "guess"
         best_r = self.p_best_in_paper.get(p)
         if best_r == r:
-            return 75 * s, "guess"
+            return 83 * s, "guess"
+        if (r, p) in self.p_doubt:
+            return 52 * s, "guess"  # measured: a rejection rarely says which cell was low
         if (r, p) in self.p_suggested:
-            return 68 * s, "guess"
+            return 72 * s, "guess"
         if self.p_cap is not None:
             # not mentioned as strong: either unknown to both (50) or known to the partner and below the cap
             q = 0.4 * 0.6 / (0.4 * 0.6 + 0.6)
             return (q * self.p_cap / 2 + (1 - q) * PRIOR) * s, "guess"
-        return PRIOR * s, "guess"
+        return QUIET * s, "guess"
 
     def estimates(self, assume: Optional[dict] = None) -> np.ndarray:
         est = np.zeros((N, N))
@@ -115,8 +143,19 @@ class Knowledge:
         return self.cell(r, p)[1] in ("own", "told", "none")
 
     def best(self) -> tuple[list[int], float]:
+        """The best matching under the estimates, other than one the partner already rejected."""
         est = self.estimates()
         m = best_matching(est)
+        if m in self.rejected:
+            alts = []
+            for r, p in enumerate(m):  # the best matching without one cell of the rejected one
+                alt = est.copy()
+                alt[r, p] = -1e6
+                m2 = best_matching(alt)
+                if m2 not in self.rejected:
+                    alts.append((float(sum(est[i, j] for i, j in enumerate(m2))), m2))
+            if alts:
+                m = max(alts)[1]
         return m, float(sum(est[r, p] for r, p in enumerate(m)))
 
     def value(self, matching) -> float:

@@ -2,29 +2,46 @@
 
 Its own cells are exact; the partner's are exact where told (converted to its own scale with the ratio of the two
 scales, from cells both know or the partner's biggest number), 50 where the partner said it does not know them
-(cells unknown to both count 50), and estimated elsewhere from what was said ("good", "bad", "my best for X is Y",
-"everything else is lower").
+(cells unknown to both count 50), and estimated elsewhere from what was said: graded words ("decent", "dark green",
+"bad"), pairs put forward, "my best for X is Y", "everything else is lower", the partner's proposals (good to it)
+and its rejections of mine (one of my guesses there was low; a rejected matching is never proposed again as it is).
+A replayed prefix of a human dialogue (prompted self-play) is read the same way, proposals and "ok"s included.
 
 Policy: open with its biggest number and its strong cells (the ones that can make a matching); answer every
 question with its numbers; ask about the cells whose value could change the best matching (value of information,
 `Knowledge.questions`); propose the best matching under what it knows, with its numbers for that matching, once no
-question is worth asking (or after a few rounds, or when the word budget runs short); accept a proposal worth
-(almost) as much as its own best, otherwise reject it, say which of its numbers make it worse, and propose its own.
-Every partner message gets an answer or a move, so it never stalls.
+question is worth asking and the partner has told it something (or when asked to: "you choose", "just propose"; or
+after a few rounds; or when the word budget runs short); accept a proposal worth (almost) as much as its own best,
+otherwise reject it, say which of its numbers make it worse, and propose its own. Every partner message gets a reply
+(while its proposal is open too: revised when what was said changes its best matching), never the same line twice.
+Under a word budget, once chat is spent, the final proposal is left to the player who heard more about the other's
+table (on a tie, to the one who did not write the last line); both count the same lines alike, so exactly one of
+two optimizers proposes.
 """
 from __future__ import annotations
 
+import re
 from typing import Optional
 
-from tasks.core import Brain, ChatShown, Message, View
+from tasks.core import Brain, ChatShown, View
 
 from ..names import N, PAPERS, REVIEWERS
-from ..parse import format_proposal, read_message
+from ..parse import format_proposal
+from .english import last_reviewer, read_message
 from .knowledge import STRONG, Knowledge
 
 
 def cell_name(r: int, p: int) -> str:
     return f"{REVIEWERS[r].split()[0]}-{PAPERS[p]}"
+
+
+AGAIN = ("Again:", "To repeat:", "Once more:", "Still:")
+WAITING = ["My proposal stands: please /accept or /reject it (or tell me what to change).",
+           "Take your time: you can /accept my proposal, or /reject it and tell me what you would change.",
+           "If a pair in my proposal looks bad to you, tell me which one and your number for it.",
+           "Still waiting for your answer to my proposal: /accept or /reject (the buttons work too)."]
+YOUR_TURN = ["Your turn to propose: send the matching you think is best and I will consider it.",
+             "We have tried several matchings: please propose the one you like best and I will judge it."]
 
 
 class OptimizerBrain(Brain):
@@ -41,11 +58,18 @@ class OptimizerBrain(Brain):
         self.sent = 0
         self.asked: set = set()
         self.rejections = 0
-        self.last_pending: Optional[int] = None
         self.answered_pending: Optional[int] = None
-        self.proposed_after: int = -1
-        self.last_error = False
         self._waiting_note = False
+        self.last_speaker: Optional[str] = None   # who wrote the last chat line (both players see the same)
+        self.deferred = False
+        self._my_pairs: set = set()                # pairs my last line put forward, for the partner's "ok"
+        self._last_rev: Optional[int] = None        # the reviewer named last in chat ("she" in the next line)
+        self._prev: dict = {}                       # inbox index -> the reviewer named last before that line
+        self.heard = False                          # the partner has told me something about the table
+        self._said: set = set()                     # every line said (never the same twice)
+        self._asked_top = False
+        self._was_rejected = False
+        self._facts = {"mine": 0, "theirs": 0}     # facts about the table each player has heard (both can count)
 
     # --- observing ----------------------------------------------------------------------------------------------
     def observe(self, effect) -> None:
@@ -54,11 +78,49 @@ class OptimizerBrain(Brain):
             if v.get("table") is not None:
                 if self.k is None:
                     self.k = Knowledge(v["table"])
+                self._track_proposals(v)
                 self.view = v
-        elif isinstance(effect, ChatShown) and effect.seat != self.seat:
-            self.inbox.append(effect.text)
-        elif isinstance(effect, Message) and effect.to == self.seat and effect.kind == "error":
-            self.last_error = True
+        elif isinstance(effect, ChatShown):
+            self.last_speaker = effect.seat
+            prev, self._last_rev = self._last_rev, last_reviewer(effect.text) or self._last_rev
+            rd = read_message(effect.text, prev)
+            heard_by = "mine" if effect.seat != self.seat else "theirs"
+            self._facts[heard_by] += (len(rd.values) + len(rd.rated) + len(rd.suggested) + len(rd.best_in_paper)
+                                      + len(rd.unknown) // 4)
+            if effect.seat != self.seat:
+                self.inbox.append(effect.text)
+                self._prev[len(self.inbox) - 1] = prev
+                self._answer_to_mine(effect.text)
+            elif self.k is not None:  # pairs my seat put forward (a person's lines in a replayed prefix)
+                self._my_pairs = (set(rd.suggested) | set(rd.good) | set(rd.asked_cells)
+                                  | {(r, p) for p, r in rd.best_in_paper.items()})
+
+    def _answer_to_mine(self, text: str) -> None:
+        """ "ok" / "sounds good" right after my seat put pairs forward: the partner sees nothing against them;
+        "no, bad" without names: they are low for the partner."""
+        pairs, self._my_pairs = self._my_pairs, set()
+        if self.k is None or not pairs:
+            return
+        rd = read_message(text)
+        if any(m for m in (rd.values, rd.rated, rd.suggested, rd.unknown, rd.asked_cells)):
+            return
+        fresh = {c for c in pairs if self.k.own[c[0]][c[1]] is None and c not in self.k.told}
+        low = text.lower()
+        if rd.yes or re.search(r"\b(agree|concur|sounds good|works|same|perfect|fine|k|kk|yes|yep|sure)\b", low):
+            self.k.p_suggested |= fresh
+        elif re.search(r"\b(no|nope|bad|not (good|great)|terrible|low)\b", low):
+            self.k.p_rated.update({c: 38.0 for c in fresh})
+
+    def _track_proposals(self, v: dict) -> None:
+        """Proposals as evidence, also while a recorded prefix is replayed: the partner's own matching looks good to
+        it; a matching of mine that disappears unanswered by me was rejected by the partner."""
+        before = (self.view or {}).get("pending")
+        now = v.get("pending")
+        if now and (not before or before["id"] != now["id"]) and not now["mine"]:
+            self.k.partner_proposed(now["matching"])
+        if before and before["mine"] and not now and v.get("result") is None:
+            self.k.partner_rejected(before["matching"])
+            self._was_rejected = True
 
     def _over(self) -> bool:
         v = self.view
@@ -69,31 +131,45 @@ class OptimizerBrain(Brain):
         if self._over() or self.k is None:
             return []
         v = self.view
-        readings = [read_message(t) for t in self.inbox]
-        self.inbox = []
+        readings = [read_message(t, self._prev.get(i)) for i, t in enumerate(self.inbox)]
+        self.inbox, self._prev = [], {}
+        learned = False
+        if readings:
+            self._was_rejected = False  # (only a rejection without a word gets a question of its own)
         for rd in readings:
-            self.k.learn(rd)
+            learned = self.k.learn(rd) or learned
             if rd.cap_rest:
                 self.k.p_cap = STRONG
+        self.heard = self.heard or any(rd.values or rd.unknown or rd.rated or rd.good or rd.bad or rd.suggested
+                                       or rd.best_in_paper or rd.cap_rest or rd.matching for rd in readings)
         pending = v.get("pending")
         if v.get("turns_mode") == "alternate" and v.get("turn") != "me" and not v.get("must_respond"):
             return []
         if pending and not pending["mine"]:
-            self.k.p_suggested |= {(r, p) for r, p in enumerate(pending["matching"])
-                                   if self.k.own[r][p] is None and (r, p) not in self.k.told}
             if self.answered_pending == pending["id"]:
                 return []
             self.answered_pending = pending["id"]
             return self._answer_proposal(pending["matching"], readings)
         if pending and pending["mine"]:
-            # waiting for the answer; still answer questions in free chat
+            # waiting for the answer; in free chat every message still gets a reply
             if readings and v.get("turns_mode") != "alternate" and not v.get("final"):
-                text = self._answers(readings)
-                return [self.say(text)] if text else []
+                return self._while_waiting(pending["matching"], readings, learned)
             return []
         if v.get("final"):
+            # The word budget is spent: the final proposal is for the player who heard more about the partner's
+            # table (on a tie, the one who did not write the last line: it has heard everything both said). Both
+            # players count the same lines with the same reader, so exactly one of two optimizers waits. Once only:
+            # woken again, it proposes itself.
+            mine, theirs = self._facts["mine"], self._facts["theirs"]
+            partner_knows_more = theirs > mine or (theirs == mine and self.last_speaker == self.seat)
+            if partner_knows_more and not self.deferred and v.get("turns_mode") != "alternate":
+                self.deferred = True
+                return []
             return [self.command("propose", format_proposal(self.k.best()[0]))]
-        if not readings and self.opened and not self._first_turn_pending():
+        if not readings and self.opened:
+            if self._was_rejected and v.get("words_left") is None and v.get("turns_mode") != "alternate":
+                self._was_rejected = False  # a person rejected my proposal without a word: ask what to change
+                return self._talk([])
             return []
         return self._talk(readings)
 
@@ -104,10 +180,12 @@ class OptimizerBrain(Brain):
             words = text.split()
             if len(words) > left:
                 text = " ".join(words[:max(1, left)])
+        if text in self._said and left is None:
+            # never the same line twice (people read a repeat as a stuck bot): say that it is a repeat
+            text = next((f"{lead} {text}" for lead in AGAIN if f"{lead} {text}" not in self._said),
+                        f"({len(self._said)}) {text}")
+        self._said.add(text)
         return super().say(text, first)
-
-    def _first_turn_pending(self) -> bool:
-        return False
 
     def _budget_short(self, extra: int = 0) -> bool:
         left = self.view.get("words_left")
@@ -128,17 +206,38 @@ class OptimizerBrain(Brain):
                     mine, best = self.k.best()
                     if self.k.value(rd.matching) >= best * (1 - self.tolerance):
                         return self._propose(rd.matching, "Sounds good, proposing that.", parts)
+        if any(rd.request for rd in readings):  # "you choose", "just propose"
+            return self._propose(self.k.best()[0], "Sure, here is my proposal.", parts)
         limit = 6 if self.view.get("words_left") is None else 3
         qs = [c for c in self.k.questions(limit) if c not in self.asked]
+        people = self.view.get("words_left") is None and self.view.get("turns_mode") != "alternate"
+        if people and not self.heard and not qs and self.sent < self.max_rounds:
+            # nothing learnt yet: ask again (in other words) before proposing on my own numbers alone
+            qs = [c for c in self.k.questions(limit) if not self.k.exact(*c)][:4]
+            if qs:
+                cells = ", ".join(cell_name(r, p) for r, p in qs)
+                parts.append(self._vary([f"Could you tell me your numbers for {cells}? Or just tell me which pairs "
+                                         "look strong to you.",
+                                         f"Which reviewer-paper pairs are high in your table? Numbers help, e.g. "
+                                         f"for {cells}.",
+                                         f"I know nothing of your table yet: what do you see for {cells}?"]))
+                self.sent += 1
+                return [self.say(" ".join(parts))]
+        ask_top = (people and self.k.told and self.k.p_top is None and not self._asked_top
+                   and not any(self.k.own[r][p] is not None for r, p in self.k.told))
+        if ask_top:  # a told number means little until the two scales can be compared
+            self._asked_top = True
+            parts.append("What is the biggest number in your table?")
         text = " ".join(parts)
         if self.view.get("proposals", 0) >= 6 and self.sent >= 1:
             # a long negotiation: let the partner decide between what is on the table
-            if not self._waiting_note:
+            if not self._waiting_note or (people and readings):
                 self._waiting_note = True
                 self.sent += 1
-                return [self.say("Your turn to propose: send the matching you think is best and I will consider it.")]
+                return [self.say(" ".join(parts + [self._vary(YOUR_TURN)]))]
             return []
-        if (not qs or self.sent >= self.max_rounds or self._budget_short(len(text.split()))) and self.sent >= 1:
+        ready = (not qs and (self.heard or not people)) or self.sent >= self.max_rounds
+        if (ready or self._budget_short(len(text.split()))) and self.sent >= 1 and not ask_top:
             return self._propose(self.k.best()[0], "", parts)
         if qs:
             self.asked.update(qs)
@@ -166,17 +265,47 @@ class OptimizerBrain(Brain):
             lines.append("I have no strong numbers at all.")
         return " ".join(lines)
 
+    def _while_waiting(self, matching, readings, learned: bool) -> list:
+        """My proposal is open and the partner writes: answer, revise the proposal when what it said changes my
+        best matching, otherwise say that the proposal stands (under a word budget: answers only)."""
+        parts = [a] if (a := self._answers(readings)) else []
+        if self.view.get("words_left") is not None:
+            return [self.say(" ".join(parts))] if parts else []
+        best_m, best_v = self.k.best()
+        if learned and best_m != list(matching) and self.k.value(matching) < best_v * (1 - self.tolerance):
+            return self._propose(best_m, "Thanks, that changes things: here is a better matching.", parts)
+        if not parts and any(rd.request for rd in readings):
+            parts.append(self._vary(["My proposal is already on the table: please /accept or /reject it.",
+                                     "It is already proposed: you can /accept it or /reject it."]))
+        elif not parts and any(rd.yes for rd in readings):
+            parts.append(self._vary(["Great: please /accept my proposal to finish (or click Accept).",
+                                     "Then just /accept it (the Accept button works too)."]))
+        if not parts:
+            parts.append(self._vary([("Thanks, noted. " if learned else "") + w for w in WAITING]))
+        return [self.say(" ".join(parts))]
+
+    def _vary(self, options: list) -> str:
+        """The first wording not said yet (people read a repeated line as a stuck bot)."""
+        return next((o for o in options if o not in self._said), options[0])
+
     def _answers(self, readings) -> str:
         cells: list = []
         for rd in readings:
-            cells += sorted(rd.asked_cells)
+            cells += sorted(c for c in rd.asked_cells if c not in rd.values)  # "Ethan on glove? i'd say 237"
             for r in sorted(rd.asked_rows):
                 cells += [(r, p) for p in range(N)]
             for p in sorted(rd.asked_cols):
                 cells += [(r, p) for r in range(N)]
         cells = list(dict.fromkeys(cells))
+        extra = []
+        if any(rd.asked_top for rd in readings):
+            extra.append(f"My biggest number is {int(self.k.top)}.")
+        if any(rd.asked_any for rd in readings) and not cells:
+            strong = sorted(((v, r, p) for r, row in enumerate(self.k.own) for p, v in enumerate(row)
+                             if v is not None), reverse=True)[:4]
+            extra.append("My strongest: " + ", ".join(f"{cell_name(r, p)} {int(v)}" for v, r, p in strong) + ".")
         if not cells:
-            return ""
+            return " ".join(extra)
         known = [(r, p) for r, p in cells if self.k.own[r][p] is not None]
         unknown = [(r, p) for r, p in cells if self.k.own[r][p] is None]
         out = []
@@ -186,7 +315,7 @@ class OptimizerBrain(Brain):
             out.append("I don't know " + ", ".join(cell_name(r, p) for r, p in unknown) + ".")
         elif unknown:
             out.append("I don't know the others.")
-        return " ".join(out)
+        return " ".join(extra + out)
 
     def _numbers_for(self, matching) -> str:
         mine = [(r, p) for r, p in enumerate(matching) if self.k.own[r][p] is not None]
@@ -208,7 +337,8 @@ class OptimizerBrain(Brain):
         best_m, best_v = k.best()
         val = k.value(matching)
         tol = self.tolerance if self.rejections < 2 else 0.08 * self.rejections
-        if val >= best_v * (1 - tol) or self.view.get("final") or self.rejections >= 4:
+        # (when the budget is spent too: a rejection is followed by my own final proposal, accepted automatically)
+        if val >= best_v * (1 - tol) or self.rejections >= 4:
             return [self.command("accept")]
         self.rejections += 1
         moves = [self.command("reject")]

@@ -9,7 +9,8 @@ from typing import Optional
 from tasks.core import Brain, ChatShown, View
 
 from ..names import N, PAPERS, REVIEWERS
-from ..parse import format_proposal, read_message
+from ..parse import format_proposal
+from .english import read_message
 from .knowledge import Knowledge
 
 OPENERS = ["hey!", "hi there", "hello :)", "hey, ready when you are", "hi"]
