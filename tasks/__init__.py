@@ -8,6 +8,7 @@ TASKS = {
     "travel": "tasks.travel.spec",
     "gnomes": "tasks.gnomes.spec",
     "assignment": "tasks.assignment.spec",
+    "planning": "tasks.planning.spec",
     "mediation": "tasks.mediation.spec",
 }
 

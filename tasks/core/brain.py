@@ -99,6 +99,7 @@ class Brain:
         self.usage = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "failures": 0}
         self.llm_acts: list[LLMAct] = []  # LLM acts since the last drain (by the driver)
         self.strict_llm = bool(self.options.get("strict_llm", False))
+        self.briefing: dict = {}  # what the seat's agent knows beyond its view (Game.agent_briefing), set when built
 
     def observe(self, effect: Effect) -> None:
         """Update beliefs from one effect the seat perceives."""

@@ -54,4 +54,5 @@ def build_match(
             if seats[seat].kind == "agent":
                 brains[seat] = spec.make_brain(seats[seat].agent, seat, brain_seed(seed, i), llm,
                                                dict(brain_options or {}))
+                brains[seat].briefing = match.game.agent_briefing(seat)
     return match, brains

@@ -92,6 +92,12 @@ class Game:
         contained when a received dict holds all its items)."""
         return []
 
+    def agent_briefing(self, seat: str) -> dict:
+        """What an agent in `seat` knows that the seat's page must not show: a simulated person's own hidden
+        attributes (e.g. the weights behind a planning user's preferences, which a person only feels). Handed to the
+        brain in-process when it is built (`Brain.briefing`), never sent over the wire or logged."""
+        return {}
+
     def chat_audience(self, seat: str, to: Optional[tuple[str, ...]]) -> Optional[tuple[str, ...]]:
         """Who sees a chat line of `seat` that asked for audience `to` (None = everyone); raise RuleError to refuse
         the line (it is then shown to nobody). Open rooms reach everyone."""

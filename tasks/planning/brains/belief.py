@@ -1,0 +1,114 @@
+"""The planner's belief over the user's hidden preferences and weights, and the exact best itinerary under it.
+
+Each thing the user talked about becomes an estimated preference in the scoring's own form (`scoring.score`),
+with a weight read from the wording (`language.strength`): a feature with liked / disliked values, a budget, sites
+or a type to visit, travel distance (every user minds distance: prior weight -5 until they say more). Reactions
+to proposals ("too far", "over my budget") raise the weight of what they name. The best itinerary under the
+belief is an exact argmax over all ordered triples (`scoring.all_scores`), skipping rejected ones.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ..scoring import all_scores, score
+from .language import Mention
+
+DISTANCE_PRIOR = -5
+PRIOR_FEATURES = ("has parking", "has takeout", "good for kids", "accepts reservations", "good for groups",
+                  "outdoor seating", "vegetarian options", "vegan options", "has wifi", "viewpoint")
+
+
+class Belief:
+    def __init__(self, sites: list, rules: dict):
+        self.sites = sites
+        self.rules = rules
+        self.prefs: dict = {("distance",): {"kind": "distance", "weight": DISTANCE_PRIOR, "desc": "travel"}}
+        self.heard: set = set()   # keys the user talked about (distance only once they did)
+        self.prior = False        # weigh in the preferences users usually have, for what was not said
+
+    @staticmethod
+    def _key(m: Mention) -> tuple:
+        if m.kind == "feature":
+            if m.key in ("cuisine", "ambience", "alcohol type"):
+                return ("feature", m.key, (m.good or m.bad)[0])
+            return ("feature", m.key)
+        if m.kind == "want_to_go":
+            return ("want_to_go", tuple(sorted(m.sites)), m.good == [False])
+        if m.kind == "at_least_one":
+            return ("at_least_one", m.etype, m.good == [False])
+        return (m.kind,)
+
+    def learn(self, mentions: list[Mention], reaction: bool = False) -> int:
+        """Fold mentions in; `reaction`: said about a proposal, so what they name matters more. Returns how many
+        keys were new."""
+        new = 0
+        bumped: set = set()
+        now: dict = {}  # key -> strongest wording in this message (a key said twice keeps the stronger)
+        for m in mentions:
+            k = self._key(m)
+            if m.neutral:
+                if k != ("distance",):
+                    self.prefs.pop(k, None)
+                self.heard.add(k)
+                continue
+            w = max(int(round(m.strength)), now.get(k, 0))
+            now[k] = w
+            old = self.prefs.get(k)
+            if reaction and old is not None and w >= 5 and k not in bumped:
+                w = min(10, max(abs(int(old["weight"])), w) + 1)  # a complaint: it matters more than we thought
+                bumped.add(k)
+            if k not in self.heard:
+                new += 1
+            self.heard.add(k)
+            if m.kind == "feature":
+                p = {"kind": "feature", "key": m.key, "good": list(m.good), "bad": list(m.bad), "weight": w}
+            elif m.kind == "budget":
+                b = m.budget if m.budget is not None else (old or {}).get("budget")
+                if b is None:
+                    continue
+                p = {"kind": "budget", "budget": b, "weight": -w}
+            elif m.kind == "distance":
+                p = {"kind": "distance", "weight": -w}
+            elif m.kind == "want_to_go":
+                against = m.good == [False]  # "X is bad for me": a site to avoid
+                # unknown whether missing it costs points too: half the time it does (1.5 w on average)
+                p = ({"kind": "want_to_go", "sites": list(m.sites), "weight": -w, "penalize": False} if against else
+                     {"kind": "want_to_go", "sites": list(m.sites), "weight": round(0.75 * w), "penalize": True})
+            else:
+                p = ({"kind": "at_least_one", "etype": m.etype, "weight": -w, "penalize": False}
+                     if m.good == [False] else  # a type to stay away from
+                     {"kind": "at_least_one", "etype": m.etype, "weight": round(0.75 * w), "penalize": True})
+            p["desc"] = k[0]
+            self.prefs[k] = p
+        return new
+
+    def as_prefs(self) -> list:
+        out = list(self.prefs.values())
+        if self.prior:
+            # what the user did not talk about yet: most templates like a feature being true (kids, groups,
+            # reservations, wifi, views...), so a site with such features is a slightly better guess
+            heard = {k[1] for k in self.heard if k[0] == "feature"}
+            for key in PRIOR_FEATURES:
+                if key not in heard:
+                    out.append({"kind": "feature", "key": key, "good": [True], "bad": [False], "weight": 1,
+                                "desc": "prior"})
+            if "rating" not in heard:
+                out.append({"kind": "feature", "key": "rating", "good": [4, 4.5, 5], "bad": [1, 1.5, 2, 2.5],
+                            "weight": 1, "desc": "prior"})
+        return out
+
+    def best(self, exclude: Optional[set] = None) -> list[int]:
+        t, total = all_scores(self.sites, self.as_prefs(), self.rules)
+        if exclude:
+            bad = np.zeros(len(t), dtype=bool)
+            n = len(self.sites)
+            codes = t[:, 0] * n * n + t[:, 1] * n + t[:, 2]
+            for a, b, c in exclude:
+                bad |= codes == a * n * n + b * n + c
+            total = np.where(bad, np.iinfo(np.int64).min, total)
+        return [int(x) for x in t[int(np.argmax(total))]]
+
+    def explain(self, slots: list) -> dict:
+        return score(self.sites, self.as_prefs(), self.rules, slots)

@@ -1,0 +1,257 @@
+"""Reading what a traveller says about their preferences, in plain English with typos ("i'm vegetarian",
+"nothing over $50", "my friend said Tea Garden is great", "too far", "no live music, too loud").
+
+`read(text, sites)` returns `Mention`s: what the text is about (a feature with liked / disliked values, a
+budget, a site or a type to visit, travel distance), how strongly (1-10, from the wording) and whether it says
+that it does not matter. It works clause by clause: a clause's negation and intensity words apply to what it
+names. Words are matched with a little tolerance for typos (difflib ratio >= 0.8 on words of 5+ letters).
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+# feature -> phrases; the first matching phrase wins. Order matters where phrases overlap (parking before park).
+BOOL_WORDS = [
+    ("has parking", ["parking", "park the car", "driving", "rental car", "renting a car", "a car"]),
+    ("vegan options", ["vegan"]),
+    ("vegetarian options", ["vegetarian", "veggie", "meatless"]),
+    ("good for kids", ["kid", "kids", "children", "child", "family", "toddler"]),
+    ("good for groups", ["group", "groups", "big party", "party of", "eight of us", "all of us", "crowd of"]),
+    ("has takeout", ["takeout", "take out", "take-out", "food to go", "grab food", "takeaway", "take away"]),
+    ("accepts reservations", ["reservation", "reservations", "reserve", "reservable", "book tables",
+                              "book ahead", "book a table"]),
+    ("outdoor seating", ["outdoor", "outside", "outdoors", "patio", "fresh air", "covid", "open air"]),
+    ("live music", ["live music", "live band", "band", "concert", "music", "loud", "noisy", "noise", "quiet"]),
+    ("has wifi", ["wifi", "wi-fi", "internet", "emails", "laptop"]),
+    ("viewpoint", ["viewpoint", "view", "views", "panoramic", "scenic", "overlook", "vista"]),
+    ("open late", ["open late", "late night", "late-night"]),
+    ("touristy", ["touristy", "tourist", "tourists", "must-see places", "must see places", "must-see spots",
+                  "famous", "classic spots", "hidden",
+                  "off the beaten", "non-touristy", "locals", "crowded"]),
+]
+# phrases that flip a touristy / music mention on their own
+NEGATIVE_PHRASES = {"hidden": "touristy", "off the beaten": "touristy", "non-touristy": "touristy",
+                    "locals": "touristy", "crowded": "touristy", "loud": "live music", "noisy": "live music",
+                    "noise": "live music", "quiet": "live music", "tourist trap": "touristy",
+                    "non touristy": "touristy",
+                    "not touristy": "touristy", "less touristy": "touristy", "untouristy": "touristy"}
+CATEGORY_WORDS = {
+    "cuisine": {"american": ["american", "burger", "burgers"], "chinese": ["chinese", "dim sum"],
+                "japanese": ["japanese", "sushi", "ramen"], "korean": ["korean"], "french": ["french"],
+                "ethiopian": ["ethiopian"], "spanish": ["spanish", "tapas"], "kosher": ["kosher"],
+                "thai": ["thai"], "seafood": ["seafood", "fish"]},
+    "ambience": {v: [v] for v in ("hipster", "casual", "trendy", "intimate", "romantic", "classy", "serious")}
+    | {"divey": ["divey", "dive bars", "dive bar", "dives", "dingy"]},
+    "alcohol type": {"beer": ["beer", "beers", "brewery", "ale"], "wine": ["wine", "wines"],
+                     "cocktails": ["cocktail", "cocktails", "mixed drinks"]},
+}
+TYPE_WORDS = {"restaurant": ["restaurant", "restaurants", "dinner", "lunch", "eat"],
+              "bar": ["bar", "bars", "pub", "drinks"],
+              "cafe": ["cafe", "cafes", "café", "coffee", "coffee shop"], "museum": ["museum", "museums", "gallery"],
+              "landmark": ["landmark", "landmarks", "monument", "memorial", "sight", "sights", "sightseeing"],
+              "park": ["park", "parks", "garden", "gardens", "nature", "trail", "hike"],
+              "shop": ["shop", "shops", "shopping", "mall", "market", "store"]}
+DISTANCE_WORDS = ["far", "travel", "travelling", "traveling", "distance", "walk", "walking", "close together",
+                  "nearby", "near each other", "close to each other", "short trips", "driving around", "miles",
+                  "spread out", "commute", "close by"]
+NEG = re.compile(r"\b(no|not|non|don'?t|dont|never|avoid|without|hate|dislikes?|can'?t stand|cant stand|rather not|"
+                 r"skip|nothing|none|less|aren'?t|isn'?t|keen to avoid|stay away|not into|not keen|no more)\b")
+NEUTRAL = re.compile(r"(don'?t|dont|do not) (really )?(care|mind)|doesn'?t matter|not important|no preference|"
+                     r"either way|whatever|don'?t have (a|any) preference|fine either")
+HIGH = re.compile(r"\b(really|must|definitely|need|needs|have to|has to|love|hate|very|super|extremely|absolutely|"
+                  r"important|priority|crucial|essential|a lot|can'?t stand|insist|insists|only|max|strict)\b|!")
+TOP = re.compile(r"\b(must|definitely|absolutely|essential|crucial|top priority|insist|insists|really really|"
+                 r"non-negotiable)\b")
+LOW = re.compile(r"\b(would be nice|be nice|nice to have|nice if|bonus|slightly|a bit|kinda|kind of|not a big deal|"
+                 r"if possible|maybe|would be cool|not a must|ok if not|okay if not|small thing|minor|little|"
+                 r"somewhat|no big deal|not crucial)\b")
+LOWEST = re.compile(r"\b(slightly|barely|tiny|not a big deal|no big deal|minor)\b")
+SITE_NEG = re.compile(r"\b(bad|avoid|not|no|don'?t|dont|hate|skip|isn'?t|wasn'?t|never|dislike|"
+                      r"too (far|expensive|pricey|loud|crowded|busy|much))\b")
+SOFT = re.compile(r"(,?\s*but )?(places )?without (it|them) (are|is) (fine|ok|okay)( too)?|fine if not|ok if not|"
+                  r"okay if not|not a must")
+COMPLAINT = re.compile(r"\b(has|have|had|with) no\b|does ?n'?t have|doesn'?t offer|\blacks?\b|bad for (?!me)|"
+                       r"not good for|isn'?t good for|not great for")
+LIKE = re.compile(r"\b(like|love|enjoy|happy with|prefer|fan of|want)\b")
+ENOUGH = re.compile(r"\b(that'?s (about )?(it|all)|nothing else|you (choose|pick|decide)|up to you|sounds good|"
+                    r"that is all|all i can think|no other)\b")
+
+
+@dataclass
+class Mention:
+    kind: str                       # feature | budget | want_to_go | at_least_one | distance
+    strength: float = 5.0           # 1..10 from the wording
+    neutral: bool = False           # "don't care about X"
+    key: Optional[str] = None       # feature name
+    good: list = field(default_factory=list)
+    bad: list = field(default_factory=list)
+    budget: Optional[int] = None
+    sites: list = field(default_factory=list)
+    etype: Optional[str] = None
+
+
+def _norm(text: str) -> str:
+    return " " + re.sub(r"[^a-z0-9$.'\- ]+", " ", text.lower().replace("’", "'")) + " "
+
+
+def _has(clause: str, phrase: str) -> bool:
+    if re.search(r"(?<![a-z])" + re.escape(phrase) + r"(?![a-z])", clause):
+        return True
+    if " " in phrase or len(phrase) < 6:
+        return False
+    return any(len(w) >= 6 and difflib.SequenceMatcher(None, w, phrase).ratio() >= 0.8 for w in clause.split())
+
+
+def _find_sites(clause: str, names: list) -> list[str]:
+    """Site names in a clause: exactly, without a leading "the", or within a typo (same number of words)."""
+    out = []
+    for name, low in sorted(names, key=lambda x: -len(x[1])):  # longest first; a found name is taken out
+        short = low[4:] if low.startswith("the ") else low
+        for cand in (low, short):
+            if len(cand) >= 4 and re.search(r"(?<![a-z])" + re.escape(cand) + r"(?![a-z])", clause):
+                out.append(name)
+                clause = clause.replace(cand, " ")
+                break
+    toks = clause.split()
+    for name, low in names:
+        short = low[4:] if low.startswith("the ") else low
+        if name in out or len(short) < 6:
+            continue
+        n = len(short.split())
+        for i in range(len(toks) - n + 1):
+            if difflib.SequenceMatcher(None, " ".join(toks[i:i + n]), short).ratio() >= 0.85:
+                out.append(name)
+                break
+    return out
+
+
+def strength(clause: str) -> float:
+    if TOP.search(clause):
+        return 9.5
+    if LOWEST.search(clause):
+        return 1.5
+    if LOW.search(clause):
+        return 3.0
+    if HIGH.search(clause):
+        return 7.5
+    return 5.0
+
+
+MEATLESS = re.compile(r"\b(don'?t|dont|do not|never|no longer) eat(ing)? meat\b|\bno meat\b|\bplant[- ]based\b|"
+                      r"\bmeat[- ]free\b")
+
+
+def clauses(text: str) -> list[str]:
+    text = MEATLESS.sub("vegetarian", text.lower())
+    parts = re.split(r"[.;!?\n/]+|,?\s+but\s+|\s+though\s+|\s+however\s+|,\s*and\s+|"
+                     r",\s*(?=(?:and\s+)?(?:no|not|also|plus|i)\b)", text)
+    return [_norm(p) for p in parts if p and p.strip()]
+
+
+def read(text: str, sites: list) -> list[Mention]:
+    out: list[Mention] = []
+    names = [(s["name"], _norm(s["name"]).strip()) for s in sites]
+    for c in clauses(text):
+        start = len(out)
+        soft = bool(SOFT.search(c))  # "..., but places without it are fine too": no penalty for lacking it
+        c = SOFT.sub(" ", c)
+        neutral = bool(NEUTRAL.search(c))
+        neg = bool(NEG.search(c)) and not neutral
+        st = strength(c)
+        found_site = False
+        # sites by name (full name, or its distinctive words)
+        hit = _find_sites(c, names)
+        about_feature = any(_has(c, w) for _, words in BOOL_WORDS for w in words) or bool(
+            re.search(r"\b(rated|rating|stars?|budget|\$|miles|far|food|places)\b", c))
+        against = bool(SITE_NEG.search(c))
+        lacking = bool(COMPLAINT.search(c))  # "X has no vegan options": avoid X, and vegan options are wanted
+        if hit and not neutral and (lacking or not (against and about_feature)):
+            # "X is bad for me: no parking" is about parking, not about X
+            out.append(Mention("want_to_go", st, sites=hit, good=[not (against or lacking)]))
+            found_site = True
+            c_rest = c
+            for _, low in names:
+                c_rest = c_rest.replace(low, " ")
+            c = c_rest
+        # budget
+        m = re.search(r"\$\s*(\d{1,4})|(\d{1,4})\s*(dollars|bucks|usd)|(?:budget|under|below|less than|max|over|"
+                      r"spend|spending|up to)\D{0,12}?(\d{2,4})", c)
+        if m or re.search(r"\b(budget|cheap|expensive|pricey|afford)\b", c):
+            b = next((int(g) for g in (m.group(1), m.group(2), m.group(4)) if g), None) if m else None
+            if b is None and re.search(r"\b(tight|cheap|low|small|limited|too expensive|too pricey)\b", c):
+                b = 40  # "a tight budget", "nothing too expensive": no number said, a low one meant
+            if b is not None or not neutral:
+                out.append(Mention("budget", st, neutral=neutral, budget=b))
+        # travel distance
+        said = any(m.kind == "distance" for m in out[start:])
+        if any(_has(c, w) for w in DISTANCE_WORDS) and not found_site and not said:
+            lenient = neutral or re.search(r"\b(don'?t mind|ok with|fine with|happy to)\b", c)
+            out.append(Mention("distance", 2.0 if lenient else st, neutral=False))
+        # categories (cuisine, ambience, drinks)
+        cat_hit = False
+        for key, values in CATEGORY_WORDS.items():
+            for value, words in values.items():
+                if any(_has(c, w) for w in words):
+                    cat_hit = True
+                    local_neg = neg and _negated_near(c, words)
+                    out.append(Mention("feature", st, neutral, key=key, good=[] if local_neg else [value],
+                                       bad=[value] if local_neg else []))
+        # rating
+        r = re.search(r"(\d(?:\.\d)?)\s*(?:\+|stars?|star|or more|and up|or higher|or above)", c)
+        if r or any(_has(c, w) for w in ("rated", "rating", "ratings", "reviews", "reviewed")):
+            thr = float(r.group(1)) if r else 4.0
+            thr = min(5.0, max(3.0, thr))
+            good = [v for v in (3, 3.5, 4, 4.5, 5) if v >= thr]
+            out.append(Mention("feature", st, neutral, key="rating", good=good, bad=[1, 1.5, 2, 2.5]))
+        # boolean features
+        for key, words in BOOL_WORDS:
+            w = next((w for w in words if _has(c, w)), None)
+            if w is None:
+                continue
+            if key == "has parking" and re.search(r"\bpark(s)?\b(?! the car)", c) and "parking" not in c:
+                continue
+            # "hidden spots", "no tourist traps", "too loud": against the feature whatever the negation says
+            flip = any(p in c for p, k in NEGATIVE_PHRASES.items() if k == key)
+            positive = True if lacking else False if flip else not (neg and _negated_near(c, [w]))
+            out.append(Mention("feature", st, neutral, key=key, good=[positive], bad=[] if soft else [not positive]))
+        # types to visit ("at least one museum"); not when the clause was about a category or a site
+        if not found_site:
+            for etype, words in TYPE_WORDS.items():
+                if cat_hit and etype in ("restaurant", "bar", "cafe"):
+                    continue  # "thai food", "cocktails": a category, not a wish for a type
+                if any(_has(c, w) for w in words) and not (etype == "park" and re.search(r"parking|street park", c)):
+                    if etype in ("restaurant", "bar") and any(m.kind == "feature" for m in out[-3:]) and not \
+                            re.search(r"\b(at least|one|a|an|some|visit|go to|see|check out)\b", c):
+                        continue
+                    if neutral:
+                        continue
+                    avoid = neg and _negated_near(c, words)  # "can we skip the museum", "no bars please"
+                    out.append(Mention("at_least_one", st, etype=etype, good=[not avoid]))
+    return out
+
+
+def _negated_near(clause: str, words: list[str]) -> bool:
+    """Is the negation in this clause about these words: a negation before them with no liking word in between
+    ("i'd rather avoid thai or korean or french food" negates all three)?"""
+    toks = clause.split()
+    firsts = [w.split()[0] for w in words]
+    for i, t in enumerate(toks):
+        if t in firsts or any(len(t) >= 6 and difflib.SequenceMatcher(None, t, f).ratio() >= 0.8 for f in firsts):
+            before = " " + " ".join(toks[:i]) + " "
+            negs = [m.end() for m in NEG.finditer(before)]
+            # "do not want thai": the word right after the negation belongs to it
+            after = re.sub(r"^\s*\S+", " ", before[negs[-1]:]) if negs else ""
+            # "avoid tourist traps and hit up romantic places": a new phrase after "and" ends the negation
+            tail = after.split(" and ")[-1].split() if " and " in after else None
+            if negs and not LIKE.search(after) and not (tail is not None and len(tail) >= 1):
+                return True
+            return False
+    return bool(NEG.search(clause))  # not located word by word: the clause's negation decides
+
+
+def enough(text: str) -> bool:
+    """The traveller says there is nothing more to tell ("that's it", "you choose")."""
+    return bool(ENOUGH.search(text.lower()))

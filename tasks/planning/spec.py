@@ -1,0 +1,43 @@
+"""DialOp PLANNING as a task of the bot suite."""
+from tasks.core import CliOption, TaskSpec
+
+from . import metrics
+from .brains import BRAINS
+from .game import PlanningGame
+
+SPEC = TaskSpec(
+    name="planning",
+    title="Travel Planning (DialOp)",
+    game_class=PlanningGame,
+    brains=dict(BRAINS),
+    default_brains=("simuser", "planner"),
+    seat_brains={"user": ("simuser", "llm"), "assistant": ("planner", "llm")},
+    summarize=metrics.summarize,
+    per_game_columns=("score", "best", "worst", "normalized_score", "proposals", "searches", "words", "turns"),
+    roles={"user": "the traveller, with private preferences (talks first)",
+           "assistant": "the travel agent: sees every site, searches, proposes itineraries"},
+    grid={"turns": ("alternate", "free")},
+    condition_keys=("turns", "psp", "prefs"),
+    cli_options=(
+        CliOption("--turns", "turns", str, "free chat (people) or strict alternation (agents)", ("free", "alternate")),
+        CliOption("--psp", "psp", str, "prompted self-play on the released dialogues: cut at 50%% / 75%% of the "
+                  "words or just before the final proposal", ("50", "75", "proposal")),
+        CliOption("--human-instances", "human_instances", str, "play the released instances (path to data.zip or "
+                  "itinerary.jsonl; 'default' = ../shared/data/dialop/data.zip)"),
+        CliOption("--data", "data", str, "path of the released data (data.zip or itinerary.jsonl) for --psp"),
+        CliOption("--catalogue", "catalogue", str, "sites of generated games: this project's own (default) or "
+                  "the release's planning.yaml + locations.geojson ($DIALOP_PLANNING_DIR)", ("own", "released")),
+        CliOption("--prefs", "prefs", str, "preference sampling: as the released code (budget in ~90%% of games) "
+                  "or as the paper (always a budget)", ("code", "paper")),
+        CliOption("--rules", "rules", str, "scoring rules: fixed (default for generated games) or the original's "
+                  "(default for released games, reproduces their stored scores)", ("fixed", "original")),
+    ),
+    renderer="tasks.planning.render:render_view",
+    layout="planning.json",
+    plugins=("planning.js", "planning.css"),
+    state_element="planning-state",
+    description=(
+        "A user with private travel preferences and an assistant who sees every site (features, prices, map, a "
+        "private search tool) plan a 3-stop itinerary. Only the assistant proposes; the user sees a scorecard of "
+        "each proposal and accepts or rejects full ones. Score: normalised between the worst and best itinerary."),
+)
