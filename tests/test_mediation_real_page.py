@@ -5,38 +5,10 @@ assistant books one flight per user by clicking and proposes; both users accept 
 1366x768 and 1920x1080: artifacts/screenshots/real-mediation-*.png."""
 from __future__ import annotations
 
-import json
-import os
-import time
+from tests.real_room import REAL_PAGE_MARKS, SIZES, RealRoom
+from tests.test_real_page import WAIT, wait_until
 
-import pytest
-
-from bots.config import Config, SlurkSettings
-from bots.layouts import build_layout
-from bots.slurk.runtime import SlurkBot
-from bots.study.provision import BOT_PERMISSIONS, person_permissions
-from tasks import get_task
-from tests.conftest import REAL_ETAG_ENV, REAL_TOKEN_ENV, REAL_URL_ENV, SlurkServer, _env_flag, _real_configured
-from tests.slurk_double.recorder import SocketRecorder
-from tests.test_real_page import WAIT, open_page, person_token, showdown_js, wait_until
-
-pytestmark = [
-    pytest.mark.conformance,
-    pytest.mark.browser,
-    pytest.mark.skipif(not _real_configured(),
-                       reason=f"real Slurk not configured: set {REAL_URL_ENV} and {REAL_TOKEN_ENV} "
-                              f"({REAL_ETAG_ENV}=1 if it has ETags)"),
-]
-SIZES = ((1366, 768), (1920, 1080))
-
-
-def _view(rp) -> dict:
-    text = rp.page.evaluate("() => { const e = document.getElementById('mediation-state'); "
-                            "return e ? e.textContent : null; }")
-    try:
-        return json.loads(text) if text and text.strip() else {}
-    except ValueError:
-        return {}
+pytestmark = REAL_PAGE_MARKS
 
 
 def _said(rp, text: str) -> bool:
@@ -44,32 +16,10 @@ def _said(rp, text: str) -> bool:
 
 
 def test_three_people_play_mediation_in_real_slurk_pages(chromium, tmp_path):
-    srv = SlurkServer(os.environ[REAL_URL_ENV], os.environ[REAL_TOKEN_ENV], etag=_env_flag(REAL_ETAG_ENV),
-                      is_real=True)
-    showdown = showdown_js()
-    spec = get_task("mediation")
-    layout = srv.create_layout(build_layout(spec))
-    task = srv.create_task(f"mediation-page-{int(time.time())}", 3, layout)
-    waiting = srv.create_room()
-    bot_id, bot_token = srv.provision_user("TaskBot", BOT_PERMISSIONS, room_id=waiting)
-    herald_id, herald_token = srv.provision_user("Concierge", BOT_PERMISSIONS, room_id=waiting)
-    room = srv.expect_ok(srv.api("POST", "rooms", json={"layout_id": layout}))["id"]
-    cfg = Config(slurk=SlurkSettings(url=srv.url, token=bot_token, user_id=bot_id, task_id=task,
-                                     waiting_room=waiting, auth_timeout=5.0, etag="auto"),
-                 state_db=str(tmp_path / "state.sqlite3"), person_seats=3)
-    bot = SlurkBot(cfg, spec)
-    bot.start()
-    herald = SocketRecorder("concierge")
-    pages = []
-    try:
-        herald.connect(srv.url, herald_id, herald_token)
-        for name in ("Ann", "Ben", "Cy"):
-            token = person_token(srv, person_permissions(spec), room, task)
-            rp = open_page(chromium, srv, f"{srv.url}/login?name={name}&token={token}", showdown)
-            rp.page.wait_for_function("() => typeof self_user !== 'undefined' && self_user && self_room === %d"
-                                      % room, timeout=WAIT * 1000)
-            pages.append(rp)
-        assert herald.call("room_created", {"room": room, "task": task}, timeout=WAIT) is True
+    with RealRoom(chromium, tmp_path, "mediation", people=3) as rr:
+        _view = rr.view
+        pages = [rr.login(name) for name in ("Ann", "Ben", "Cy")]
+        rr.announce()
         wait_until(lambda: all(_view(p).get("core", {}).get("phase") == "playing" for p in pages),
                    what="the game to start")
         by = {_view(p)["core"]["seat"]: p for p in pages}
@@ -90,6 +40,9 @@ def test_three_people_play_mediation_in_real_slurk_pages(chromium, tmp_path):
         wait_until(lambda: _said(u1, "which meetings matter"), what="user 1 to get the assistant's line")
         u1.type("thursday afternoon is important to me")
         wait_until(lambda: _said(a, "thursday afternoon is important"), what="the assistant to get user 1's line")
+        wait_until(lambda: "thursday afternoon" in a.page.inner_text("#mediation-board .md-pane1"),
+                   what="user 1's line in the assistant's pane for user 1")
+        assert "thursday afternoon" not in a.page.inner_text("#mediation-board .md-pane2")
         a.page.click('#mediation-board button[data-to="both"]')
         a.type("thanks both, booking now")
         wait_until(lambda: _said(u2, "booking now"), what="user 2 to get the line to both")
@@ -112,14 +65,3 @@ def test_three_people_play_mediation_in_real_slurk_pages(chromium, tmp_path):
         assert _said(u1, "booking now")
         for p in pages:
             assert not p.page_errors, p.page_errors
-    finally:
-        for p in pages:
-            try:
-                p.page.context.close()
-            except Exception:
-                pass
-        try:
-            herald.disconnect()
-        except Exception:
-            pass
-        bot.stop()

@@ -5,58 +5,23 @@ the game ends with the optimal tour. Screenshots: artifacts/screenshots/real-tra
 from __future__ import annotations
 
 import json
-import os
 import time
 
-import pytest
-
-from bots.config import Config, SlurkSettings
-from bots.layouts import build_layout
-from bots.slurk.runtime import SlurkBot
-from bots.study.provision import BOT_PERMISSIONS, person_permissions
-from tasks import get_task
 from tasks.travel.brains.reader import read
-from tests.conftest import REAL_ETAG_ENV, REAL_TOKEN_ENV, REAL_URL_ENV, SlurkServer, _env_flag, _real_configured
-from tests.slurk_double.recorder import SocketRecorder
-from tests.test_real_page import GAME_WAIT, WAIT, open_page, person_token, showdown_js, wait_until
+from tests.real_room import REAL_PAGE_MARKS, RealRoom
+from tests.test_real_page import GAME_WAIT, WAIT, wait_until
 
-pytestmark = [
-    pytest.mark.conformance,
-    pytest.mark.browser,
-    pytest.mark.skipif(not _real_configured(),
-                       reason=f"real Slurk not configured: set {REAL_URL_ENV} and {REAL_TOKEN_ENV} "
-                              f"({REAL_ETAG_ENV}=1 if it has ETags)"),
-]
+pytestmark = REAL_PAGE_MARKS
 WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
 def test_a_person_typing_only_plain_english_reaches_the_optimum(chromium, tmp_path):
-    srv = SlurkServer(os.environ[REAL_URL_ENV], os.environ[REAL_TOKEN_ENV], etag=_env_flag(REAL_ETAG_ENV),
-                      is_real=True)
-    spec = get_task("travel")
-    layout = srv.create_layout(build_layout(spec))
-    task = srv.create_task(f"travel-plain-{int(time.time())}", 1, layout)
-    waiting = srv.create_room()
-    bot_id, bot_token = srv.provision_user("TaskBot", BOT_PERMISSIONS, room_id=waiting)
-    herald_id, herald_token = srv.provision_user("Concierge", BOT_PERMISSIONS, room_id=waiting)
-    room = srv.expect_ok(srv.api("POST", "rooms", json={"layout_id": layout}))["id"]
-    token = person_token(srv, person_permissions(spec), room, task)
-    cfg = Config(slurk=SlurkSettings(url=srv.url, token=bot_token, user_id=bot_id, task_id=task,
-                                     waiting_room=waiting, auth_timeout=5.0, etag="auto"),
-                 state_db=str(tmp_path / "state.sqlite3"), person_seats=1, agents={"ghost": "solver"},
-                 task_options={"boards": "preset"})
-    bot = SlurkBot(cfg, spec)
-    bot.start()
-    herald = SocketRecorder("concierge")
-    rp = None
-    try:
-        herald.connect(srv.url, herald_id, herald_token)
-        rp = open_page(chromium, srv, f"{srv.url}/login?name=Ann&token={token}", showdown_js())
+    with RealRoom(chromium, tmp_path, "travel", people=1, agents={"ghost": "solver"},
+                  task_options={"boards": "preset"}) as rr:
+        rp = rr.login("Ann")
         page = rp.page
-        page.wait_for_function("() => typeof self_user !== 'undefined' && self_user && self_room === %d" % room,
-                               timeout=WAIT * 1000)
-        assert herald.call("room_created", {"room": room, "task": task}, timeout=WAIT) is True
-        wait_until(lambda: rp.phase() == "playing", what="the game to start")
+        rr.announce()
+        rr.wait_phase(rp, "playing")
         v = rp.view()
         rooms = [r["id"] for r in v["rooms"]]
         mine = {k.lower(): int(c) for k, c in v["my_coins"].items()}
@@ -95,25 +60,13 @@ def test_a_person_typing_only_plain_english_reaches_the_optimum(chromium, tmp_pa
         rp.shot("real-travel-plain-4-end.png", full_page=False)
         assert final.get("core", {}).get("phase") == "over", final
         assert final["core"].get("status") == "completed", final["core"]
-        rec = bot.store.get(room)
+        rec = rr.bot.store.get(rr.room)
         assert rec is not None and rec.result and rec.result.get("optimal") is True, rec.result if rec else None
         # everything the person sent as a command was the Submit button; the rest was plain chat
-        ann = int(page.evaluate("() => self_user.id"))
-        sent = [json.dumps(x["data"]) for x in srv.expect_ok(srv.api("GET", "logs", params={"room_id": room,
-                                                                                            "event": "command"}))
-                if int(x.get("user_id") or 0) == ann]
+        ann = rr.user_id(rp)
+        logs = rr.srv.expect_ok(rr.srv.api("GET", "logs", params={"room_id": rr.room, "event": "command"}))
+        sent = [json.dumps(x["data"]) for x in logs if int(x.get("user_id") or 0) == ann]
         assert sent and all("submit" in c for c in sent), sent
         typed = [m for _c, user, m in rp.chat() if user.strip() in ("Ann", "You")]
         assert typed and not [m for m in typed if m.strip().startswith("/")], typed
         assert not rp.page_errors, rp.page_errors
-    finally:
-        if rp is not None:
-            try:
-                rp.page.context.close()
-            except Exception:
-                pass
-        try:
-            herald.disconnect()
-        except Exception:
-            pass
-        bot.stop()
