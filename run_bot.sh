@@ -17,9 +17,16 @@ fi
 if [ ! -f "$STAMP" ] || ! cmp -s setup.cfg "$STAMP"; then
   echo "run_bot.sh: installing the suite and its test extra into $VENV" >&2
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e '.[test]' 2>&1 \
-    | grep -v "is ignored: it is neither a file nor a directory" >&2 || true
-  "$VENV/bin/python" -c "import bots, tasks, socketio, pulp" || { echo "run_bot.sh: install failed" >&2; exit 1; }
+  # pip's output goes to a log; a new user sees it only when the install fails (setuptools' editable-install
+  # banner and deprecation notices are noise on success).
+  LOG=$VENV/install.log
+  if ! "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e '.[test]' >"$LOG" 2>&1; then
+    cat "$LOG" >&2
+    echo "run_bot.sh: install failed (full output above and in $LOG)" >&2
+    exit 1
+  fi
+  "$VENV/bin/python" -c "import bots, tasks, socketio, pulp" \
+    || { cat "$LOG" >&2; echo "run_bot.sh: install failed (see $LOG)" >&2; exit 1; }
   cp setup.cfg "$STAMP"
 fi
 

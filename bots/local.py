@@ -46,8 +46,12 @@ class GameRecord:
     llm_acts: list = field(default_factory=list)  # every LLM act of the game (the logged `llm_act` rows)
 
 
+QUIT_WORDS = ("/quit", "/exit")  # the terminal's own: they never reach the game
+
+
 def seat_names(spec: TaskSpec) -> dict[str, str]:
-    return {s: s.replace("_", " ").title() for s in spec.seats}
+    named = getattr(spec.game_class, "seat_names", None) or {}  # a game may name its seats for people (gnomes)
+    return {s: named.get(s) or s.replace("_", " ").title() for s in spec.seats}
 
 
 def play_game(
@@ -89,6 +93,8 @@ def play_game(
         for seat in person_seats:
             for batch in driver.feed(Join(seat, t=clock())):
                 deliver(batch)
+        if person_seats:
+            transcript.line("(type /help for the commands, /quit to leave)")
         while not match.over:
             if not person_seats:
                 # Brains went quiet without finishing: the game cannot progress any more.
@@ -96,6 +102,9 @@ def play_game(
                     deliver(batch)
                 break
             line = ask(f"{names[person_seats[0]]}> ")
+            if line.strip().lower() in QUIT_WORDS:
+                transcript.line("(you left the game; it was not finished)")
+                break
             inp = _parse_line(person_seats[0], line, clock(), spec.seats)
             if inp is None:
                 continue
@@ -347,6 +356,15 @@ def grid_conditions(spec: TaskSpec, options: dict) -> list[dict]:
     return conditions
 
 
+def list_conditions(spec: TaskSpec, options: dict) -> list[dict]:
+    """Lists given for condition options (`--size 3,5 --feedback none,own`): one condition per combination."""
+    conditions = [dict(options)]
+    for key in spec.condition_keys or tuple(spec.grid):
+        if isinstance(options.get(key), list):
+            conditions = [{**c, key: v} for c in conditions for v in options[key]]
+    return conditions
+
+
 def resolve_agents(spec: TaskSpec, text: Optional[str]) -> dict[str, str]:
     names = text.split(",") if text else list(spec.default_brains)
     if len(names) == 1:
@@ -390,6 +408,9 @@ def main(argv: list[str]) -> int:
         from tasks.dialop.runner import main_released
 
         return main_released(spec, agents, options, llm, args.games if args.games > 1 else None, brain_options)
+    if spec.name == "matrix-games" and options.get("trials") and not args.play:  # the paper's Tables 5-8 layout
+        from tasks.matrix_games.evaluate import default_out, main_paper_table
+        return main_paper_table(spec, agents, options, llm, args.seed, args.out or default_out(spec), brain_options)
     out_dir = args.out or os.path.join("runs", f"{spec.name}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}")
 
     if args.population:
@@ -418,8 +439,8 @@ def main(argv: list[str]) -> int:
         print(f"\nlog: {rec.log_path}")
         return 0
 
-    conditions = grid_conditions(spec, options) if args.grid else [options]
-    keys = [k for k in (spec.condition_keys or tuple(spec.grid)) if args.grid] or []
+    conditions = grid_conditions(spec, options) if args.grid else list_conditions(spec, options)
+    keys = [k for k in (spec.condition_keys or tuple(spec.grid)) if args.grid or len(conditions) > 1] or []
     rows, by_label = [], []
     for n, cond in enumerate(conditions):
         sub = os.path.join(out_dir, f"condition-{n:02d}") if len(conditions) > 1 else out_dir
@@ -433,22 +454,28 @@ def main(argv: list[str]) -> int:
         rows.append({"agents": label, **{k: cond.get(k) for k in keys}, **summary})
         by_label.append((label + "".join(f" {k}={cond.get(k)}" for k in keys), records))
         write_csvs(spec, records, summary, agents, sub)
+    grouped = print_rows(rows, by_label, os.path.join(out_dir, "conditions.csv"))
+    print(f"\nsummary CSV (one row per condition): {grouped}\nlogs and per-game CSVs: {out_dir}")
+    return 0
+
+
+def print_rows(rows: list[dict], by_label: list, path: str) -> str:
+    """Print summary rows (one dict each; columns in order of appearance) and the LLM use table; write the rows
+    to `path` as CSV. Returns the path."""
     header: list = []
     for r in rows:
         header += [k for k in r if k not in header]
-    rows = [[r.get(k) for k in header] for r in rows]
-    print(format_table(header, rows))
+    table = [[r.get(k) for k in header] for r in rows]
+    print(format_table(header, table))
     uses = llm_use_table(by_label)
     if uses:
         print("\nLLM acts per seat and use:\n" + uses)
-    os.makedirs(out_dir, exist_ok=True)
-    grouped = os.path.join(out_dir, "conditions.csv")
-    with open(grouped, "w", newline="") as fh:
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(header)
-        w.writerows([[_cell(c) for c in r] for r in rows])
-    print(f"\nsummary CSV (one row per condition): {grouped}\nlogs and per-game CSVs: {out_dir}")
-    return 0
+        w.writerows([[_cell(c) for c in r] for r in table])
+    return path
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -489,19 +516,6 @@ def run_population(spec: TaskSpec, args, options: dict, llm, out_dir: str, brain
         write_csvs(spec, records, summary, agents, sub)
         rows.append({"partner": partner, "agents": agent_label(spec, agents, records), **summary})
         by_label.append((agent_label(spec, agents, records), records))
-    header: list = []
-    for r in rows:
-        header += [k for k in r if k not in header]
-    table = [[r.get(k) for k in header] for r in rows]
-    print(format_table(header, table))
-    uses = llm_use_table(by_label)
-    if uses:
-        print("\nLLM acts per seat and use:\n" + uses)
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, "population.csv")
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows([[_cell(c) for c in r] for r in table])
+    path = print_rows(rows, by_label, os.path.join(out_dir, "population.csv"))
     print(f"\npopulation CSV (one row per partner type): {path}\nlogs and per-game CSVs: {out_dir}")
     return 0

@@ -11,7 +11,9 @@ GNOMES.SVG = "http://www.w3.org/2000/svg";
 GNOMES.CELL = 40;
 GNOMES.PAD = 22;
 GNOMES.KEYS = {ArrowRight: "right", ArrowUp: "up", ArrowLeft: "left", ArrowDown: "down"};
-GNOMES.ARROWS = {up: "\u2191", left: "\u2190", stay: "\u00b7", right: "\u2192", down: "\u2193"};
+GNOMES.ARROWS = {up: "\u2191", left: "\u2190", stay: "stay", right: "\u2192", down: "\u2193"};
+GNOMES.LABELS = {up: "Move up", left: "Move left", stay: "Stay (pass this turn)", right: "Move right",
+                 down: "Move down"};
 
 GNOMES.el = function (tag, attrs, text) {
   var e = document.createElement(tag);
@@ -26,9 +28,14 @@ GNOMES.svg = function (tag, attrs) {
   return e;
 };
 
+// The game is over when the match says so (a timeout or a partner leaving ends it with turns still open) or when
+// the last round is done.
+GNOMES.over = function (v) { return !!(v && ((v.core && v.core.phase === "over") || v.finished)); };
+GNOMES.myTurn = function (v) { return !!(v && v.your_turn && !GNOMES.over(v)); };
+
 GNOMES.send = function (dir) {
   var v = GNOMES.view;
-  if (!v || !v.your_turn || !window.SlurkTask) { return; }
+  if (!GNOMES.myTurn(v) || !window.SlurkTask) { return; }
   window.SlurkTask.send({command: "move", args: [dir]});  // a refusal is shown in the chat
 };
 
@@ -82,18 +89,22 @@ GNOMES.render = function (v) {
   var root = document.getElementById("gnomes-board");
   if (!root) { return; }
   while (root.firstChild) { root.removeChild(root.firstChild); }
+  var over = GNOMES.over(v), mine = GNOMES.myTurn(v);
+  var ending = over && window.SlurkTask && window.SlurkTask.ending ? window.SlurkTask.ending(v.core) : null;
   if (!v || !v.round) {
-    root.appendChild(GNOMES.el("div", {"class": "gnomes-status"}, "Waiting for the game to start\u2026"));
+    root.appendChild(GNOMES.el("div", {"class": "gnomes-status"},
+      ending ? ending.title : "Waiting for the game to start\u2026"));
     return;
   }
   var head = GNOMES.el("div", {"class": "gnomes-status"});
   head.appendChild(GNOMES.el("strong", {}, "Round " + v.round + " of " + v.rounds));
-  var whose = v.finished ? "Game over" : (v.your_turn ? "Your turn" : "Partner's turn");
-  head.appendChild(GNOMES.el("span", {"class": v.your_turn ? "gnomes-turn gnomes-mine" : "gnomes-turn"}, whose));
+  var whose = over ? "Game over" : (mine ? "Your turn" : "Partner's turn");
+  head.appendChild(GNOMES.el("span", {"class": over ? "gnomes-turn gnomes-over" : (mine ? "gnomes-turn gnomes-mine" :
+                                      "gnomes-turn")}, whose));
   head.appendChild(GNOMES.el("span", {"class": "gnomes-count"},
     "Turns: " + v.turns + (v.turn_cap ? " / " + v.turn_cap : "")));
   root.appendChild(head);
-  root.appendChild(GNOMES.el("div", {"class": "gnomes-note"}, v.finished ? "" :
+  root.appendChild(GNOMES.el("div", {"class": "gnomes-note"}, over ? (ending ? ending.title : "The game is over.") :
     (v.sees_treasure ? "You can see the treasure (\u2605): guide your partner." :
                        "Your partner sees the treasure: ask where to go.")));
   root.appendChild(GNOMES.drawBoard(v));
@@ -103,13 +114,19 @@ GNOMES.render = function (v) {
   }
   var pad = GNOMES.el("div", {"class": "gnomes-pad"});
   ["up", "left", "stay", "right", "down"].forEach(function (dir) {
-    var b = GNOMES.el("button", {type: "button", "class": "gnomes-btn gnomes-" + dir, title: "move " + dir},
-                      GNOMES.ARROWS[dir]);
-    b.disabled = !v.your_turn;
+    var b = GNOMES.el("button", {type: "button", "class": "gnomes-btn gnomes-" + dir, title: GNOMES.LABELS[dir],
+                                 "aria-label": GNOMES.LABELS[dir]}, GNOMES.ARROWS[dir]);
+    b.disabled = !mine;
     b.addEventListener("click", function () { GNOMES.send(dir); });
     pad.appendChild(b);
   });
   root.appendChild(pad);
+  if (!over) {
+    // The arrow keys move the token only while the chat box does not have the focus (there they move the cursor).
+    root.appendChild(GNOMES.el("div", {"class": "gnomes-note gnomes-keys"}, GNOMES.typing() ?
+      "Arrow keys move the cursor in the chat box: click the maze (or press Esc) to move with them." :
+      "You can also move with the arrow keys."));
+  }
   if (v.results && v.results.length) {
     var list = GNOMES.el("ol", {"class": "gnomes-results"});
     v.results.forEach(function (r) {
@@ -123,14 +140,32 @@ GNOMES.render = function (v) {
 
 // The layout script runs again on every joined_room, so the key listener is bound once and looks elements up each
 // time; SlurkTask.watch replaces the previous watcher of #gnomes-state (text that is not JSON keeps the last board).
+GNOMES.typing = function () {
+  var tag = (document.activeElement && document.activeElement.tagName) || "";
+  return tag === "INPUT" || tag === "TEXTAREA";
+};
+GNOMES.showKeys = function () {
+  var k = document.querySelector("#gnomes-board .gnomes-keys");
+  if (k) {
+    k.textContent = GNOMES.typing() ?
+      "Arrow keys move the cursor in the chat box: click the maze (or press Esc) to move with them." :
+      "You can also move with the arrow keys.";
+  }
+};
 if (!GNOMES.bound) {
   GNOMES.bound = true;
   document.addEventListener("keydown", function (ev) {
+    if (ev.key === "Escape" && GNOMES.typing()) { document.activeElement.blur(); GNOMES.showKeys(); return; }
     var dir = GNOMES.KEYS[ev.key];
-    var tag = (document.activeElement && document.activeElement.tagName) || "";
-    if (!dir || tag === "INPUT" || tag === "TEXTAREA") { return; }  // arrows in the chat box move the cursor
+    if (!dir || GNOMES.typing()) { return; }  // arrows in the chat box move the cursor (the note says so)
     ev.preventDefault();
     GNOMES.send(dir);
+  });
+  document.addEventListener("focusin", GNOMES.showKeys);
+  document.addEventListener("focusout", function () { setTimeout(GNOMES.showKeys, 0); });
+  document.addEventListener("mousedown", function (ev) {
+    var board = document.getElementById("gnomes-board");
+    if (board && board.contains(ev.target) && GNOMES.typing()) { document.activeElement.blur(); }
   });
 }
 window.SlurkTask.watch("gnomes-state", function (v) { GNOMES.render(v || GNOMES.view || null); });

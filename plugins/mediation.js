@@ -211,6 +211,11 @@ MED.render = function (v) {
   MED.view = v;
   while (root.firstChild) { root.removeChild(root.firstChild); }
   if (v.role === "assistant") { MED.target(); MED.assistantPage(root, v); } else { MED.userPage(root, v); }
+  var end = window.SlurkTask && window.SlurkTask.ending ? window.SlurkTask.ending(v.core) : null;
+  if (end && !v.result) {  // ended without a booking (a partner left, nobody moved): nothing left to press
+    Array.prototype.forEach.call(root.querySelectorAll("button"), function (b) { b.disabled = true; });
+    root.insertBefore(MED.el("div", "md-card md-ended", end.title), root.firstChild);
+  }
 };
 
 window.SlurkTask.watch("mediation-state", function (v) { MED.render(v || MED.view || null); });

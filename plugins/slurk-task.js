@@ -13,8 +13,9 @@
 // envelope {key, n, ...} (a typed command as {key, n, typed: "agree"}), so the bot knows it came from this seat and
 // not from someone using Slurk's `impersonate`. n is a fresh nonce; the bot acknowledges it in the next view
 // (core.ack). A command not acknowledged within a few seconds shows "the game master is reconnecting" (the bot
-// handles it when it is back); core.thinking lists seats whose agent is thinking; core.code is shown in the code
-// box (unless the task's page has its own element marked data-completion-code).
+// handles it when it is back); core.thinking lists seats whose agent is thinking. When core.phase is "over" the
+// ending (why the game ended, from core.status) and core.code are shown in one box, in the banner or in the page's
+// element marked data-completion-code; SlurkTask.ending() gives plugins the same words.
 //
 // The bot's view carries core.bot (the bot's Slurk user id) and core.chat ("open": people chat in the room;
 // "relay": every line goes to the bot, which passes it on). Nothing from people reaches the page as HTML here.
@@ -116,7 +117,7 @@ window.SlurkTask = window.SlurkTask || (function () {
     }
 
     var statusCore = {};
-    function showStatus(core) { statusCore = core || {}; refreshBanner(); }
+    function showStatus(core) { statusCore = core || {}; noteReturn(statusCore); refreshBanner(); }
 
     function refreshBanner() {
         var host = bannerElement();
@@ -133,12 +134,85 @@ window.SlurkTask = window.SlurkTask || (function () {
             host.appendChild(line("thinking", thinking.length > 1 ? "Your partners are thinking…" :
                 "Your partner is thinking…", "background:#e7f1ff;color:#084298;"));
         }
-        var code = statusCore.code;
-        if (code && !document.querySelector("[data-completion-code]")) {
-            host.appendChild(line("code", "Your completion code: " + String(code),
-                "background:#d1e7dd;color:#0f5132;font-weight:bold;user-select:all;"));
+        var own = document.querySelector("[data-completion-code]");
+        if (own) {
+            drawEnding(own, statusCore, true);   // the page's own place for it (travel); same box, same words
+        } else if (statusCore.phase === "over") {
+            drawEnding(host, statusCore, false);
         }
         host.style.display = host.firstChild ? "flex" : "none";
+    }
+
+    // --- the ending: every task page says how the game ended and shows the code the same way ------------------
+    var ENDINGS = {
+        completed: ["The game is over.", "Thank you for playing!", "good"],
+        partner_left: ["The game is over: your partner left.", "The game was closed early; nothing more to do here.",
+                       "stopped"],
+        timeout: ["The game is over: nobody moved for a long time.", "The game was closed after a long inactivity.",
+                  "stopped"],
+        no_partner: ["No partner arrived.", "The game could not start; nothing more to do here.", "stopped"],
+        error: ["The game was closed after a technical problem.", "Sorry: this was not your fault.", "stopped"]
+    };
+    function ending(core) {
+        core = core || statusCore;
+        if (!core || core.phase !== "over") { return null; }
+        var e = ENDINGS[core.status] || ["The game is over.", "", "stopped"];
+        return {status: core.status || null, title: e[0], text: e[1], kind: e[2],
+                code: core.code ? String(core.code) : null};
+    }
+
+    // host: the banner (a box among its lines) or a page element marked data-completion-code (filled, shown).
+    function drawEnding(host, core, inPage) {
+        var e = ending(core);
+        if (inPage) {
+            while (host.firstChild) { host.removeChild(host.firstChild); }
+            host.hidden = !e;
+            if (!e) { return; }
+        }
+        var colours = e.kind === "good" ? "background:#d1e7dd;color:#0f5132;" : "background:#f1f3f5;color:#343a40;";
+        var box = inPage ? document.createElement("div") : line("ending", "", colours);
+        box.className = "slurk-task-ending";
+        box.setAttribute("data-status", e.status || "");
+        var title = document.createElement("strong");
+        title.className = "slurk-task-ending-title";
+        title.textContent = e.title;
+        box.appendChild(title);
+        if (e.text) {
+            var text = document.createElement("div");
+            text.textContent = e.text;
+            box.appendChild(text);
+        }
+        if (e.code) {
+            var codeLine = document.createElement("div");
+            codeLine.className = "slurk-task-code";
+            codeLine.appendChild(document.createTextNode("Your completion code: "));
+            var value = document.createElement("code");
+            value.className = "slurk-task-code-value";
+            if (inPage && host.id) { value.id = host.id + "-value"; }
+            value.style.cssText = "font-weight:bold;user-select:all;";
+            value.textContent = e.code;
+            codeLine.appendChild(value);
+            box.appendChild(codeLine);
+        }
+        host.appendChild(box);
+    }
+
+    // Slurk's login link works once (a second use says the token was already used); this browser's session cookie
+    // still opens the room at the server's root. A small line under the task area says so while the game runs (not
+    // in the chat, where it would scroll away).
+    function noteReturn(core) {
+        var host = document.getElementById("custom") || document.body, el = document.getElementById("slurk-task-return");
+        var show = core && (core.phase === "playing" || core.phase === "waiting");
+        if (!host) { return; }
+        if (!show) { if (el && el.parentNode) { el.parentNode.removeChild(el); } return; }
+        if (!el) {
+            el = document.createElement("div");
+            el.id = "slurk-task-return";
+            el.style.cssText = "font:12px sans-serif;color:#666;margin:6px 8px;";
+        }
+        el.textContent = "If this tab closes, open " + location.origin + "/ in this same browser to come back to " +
+            "this game (your login link works only once).";
+        if (el.parentNode !== host || host.lastChild !== el) { host.appendChild(el); }
     }
 
     setInterval(function () { if (pending.length) { refreshBanner(); } }, 1000);
@@ -353,6 +427,7 @@ window.SlurkTask = window.SlurkTask || (function () {
         unacknowledged: function () { return pending.length; },
         keyed: function () { return !!roomInfo(currentRoom()).key; },
         state: lastState,
+        ending: function (core) { return ending(core || statusCore); },
         bot: function () { return roomInfo(currentRoom()).bot; },
         chat: function () { return roomInfo(currentRoom()).chat || "open"; },
         pending: function () { return queue.length; },

@@ -525,8 +525,10 @@ window.TravelBoard = (function () {
         host.appendChild(subs);
         if (ph === "waiting") { host.appendChild(el("span", {"class": "travel-chip"}, "Waiting for your partner...")); }
         if (ph === "over") {
-            var status = (v.core && v.core.status) || (v.result && v.result.status) || "finished";
-            host.appendChild(chip("Game over:", String(status)));
+            var status = (v.core && v.core.status) || (v.result && v.result.status) || "completed";
+            var why = {completed: "finished", partner_left: "your partner left", timeout: "nobody moved for a long time",
+                       no_partner: "no partner arrived", error: "a technical problem"}[status] || "finished";
+            host.appendChild(chip("Game over:", why));
         }
     }
 
@@ -588,13 +590,18 @@ window.TravelBoard = (function () {
         var host = $id("travel-result"), v = view(), r = v && v.result;
         if (!host) { return; }
         clear(host);
-        if (!r || phase() !== "over") { host.hidden = true; }
-        else {
-            host.hidden = false;
+        if (!r || phase() !== "over") { host.hidden = true; return; }
+        host.hidden = false;
+        // A score only for a finished game: a partner who left or a timeout is not a "0 / 100" success.
+        var status = (v.core && v.core.status) || r.status;
+        host.classList.toggle("travel-result-stopped", status !== "completed");
+        if (status !== "completed") {
+            host.appendChild(el("div", {"class": "travel-stopped", id: "travel-stopped"},
+                                "No tour was scored: the game ended before you both submitted one."));
+        } else {
             var pct = Number(r.percentile);
             pct = isFinite(pct) ? Math.max(0, Math.min(100, Math.round(pct))) : 0;
-            var score = el("div", {"class": "travel-score", id: "travel-percentile"}, "Your score: " + pct + " / 100");
-            host.appendChild(score);
+            host.appendChild(el("div", {"class": "travel-score", id: "travel-percentile"}, "Your score: " + pct + " / 100"));
             host.appendChild(el("div", {}, "Your tour is better than or as good as " + pct +
                                             "% of all possible tours."));
             host.appendChild(el("div", {id: "travel-coins-total"},
@@ -605,24 +612,14 @@ window.TravelBoard = (function () {
                 flags.appendChild(el("span", {"class": "travel-flag"}, f[1] + ": " + (r[f[0]] ? "yes" : "no")));
             });
             host.appendChild(flags);
-            if (Array.isArray(r.optimal_tour) && r.optimal_tour.length) {
-                var best = el("div", {id: "travel-optimal-text"});
-                best.appendChild(el("span", {"class": "travel-path-label"}, "Best tour:"));
-                best.appendChild(document.createTextNode(arrow(r.optimal_tour.map(String)) + " (green band on the map)"));
-                host.appendChild(best);
-            }
         }
-        var codeHost = $id("travel-code"), code = v && v.core && v.core.code;
-        if (codeHost) {
-            clear(codeHost);
-            if (code) {
-                codeHost.hidden = false;
-                codeHost.appendChild(document.createTextNode("Your completion code: "));
-                codeHost.appendChild(el("code", {id: "travel-code-value"}, String(code)));
-            } else {
-                codeHost.hidden = true;
-            }
+        if (Array.isArray(r.optimal_tour) && r.optimal_tour.length) {
+            var best = el("div", {id: "travel-optimal-text"});
+            best.appendChild(el("span", {"class": "travel-path-label"}, "Best tour:"));
+            best.appendChild(document.createTextNode(arrow(r.optimal_tour.map(String)) + " (green band on the map)"));
+            host.appendChild(best);
         }
+        // The completion code goes into #travel-code (data-completion-code) from the shared page script.
     }
 
     // `my_shared` (optional in the view): the hallways whose coins this player has already shown the partner.

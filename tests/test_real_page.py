@@ -252,6 +252,8 @@ def test_person_plays_travel_against_the_solver_in_a_real_slurk_page(chromium, t
             if v.get("core", {}).get("phase") == "over":
                 break
             pending = v.get("pending")
+            if not pending:  # a proposal answered and gone: the same tour proposed again is a new proposal
+                done = {d for d in done if d[0] != "agree"}
             agreed = v.get("agreed") or []
             sub = v.get("submitted") or {}
             if pending and not pending.get("mine") and ("agree", tuple(pending.get("path") or ())) not in done:

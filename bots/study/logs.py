@@ -8,7 +8,9 @@ another layout). Rooms without any log row are reported, not written. Completion
 room (people who found no partner) are collected into `<out>/waiting_room_codes.csv`, since they have to be paid too.
 Every file is created with mode 0600 (logs hold completion codes and everything people wrote), new folders 0700.
 
-T is the Slurk task id (or its name, when exactly one task has it). The admin token comes from SLURK_ADMIN_TOKEN or
+T is the Slurk task id, its Slurk name, the study name given to `setup --study`, or the task kind (`travel`) when one
+study of it was set up from this folder (`studies/*/study.json`; --studies DIR). Without --task, TASK_ID from the
+environment (a sourced bot.env) is used. The admin token comes from SLURK_ADMIN_TOKEN or
 slurk.admin_token in --config, the server from SLURK_URL or slurk.url.
 """
 from __future__ import annotations
@@ -56,19 +58,64 @@ class DownloadReport:
         return sum(r.rows for r in self.rooms)
 
 
-def resolve_task(rest: SlurkREST, task: str) -> dict:
-    if str(task).strip().isdigit():
+def resolve_task(rest: SlurkREST, task: str, studies: str = "studies", url: Optional[str] = None) -> dict:
+    """The Slurk task meant by `task`, tried in this order: its id; a study name (`studies/<study>/study.json`, which
+    setup wrote, records the task id); its Slurk name (setup names the task after the study); a task kind (`travel`:
+    the one study of that kind set up here for this server). Ambiguity is an error listing the candidates."""
+    text = str(task).strip()
+    if text.isdigit():
         try:
-            return rest.get_task(int(task))
+            return rest.get_task(int(text))
         except SlurkAPIError as exc:
             if exc.status == 404:
-                raise ConfigError(f"The server has no task {task}.") from None
+                raise ConfigError(f"The server has no task {text}.") from None
             raise
-    found = rest.request("GET", "/tasks", params={"name": task}) or []
-    if len(found) != 1:
-        raise ConfigError(f"{'No' if not found else len(found)} task(s) named {task!r} on the server; "
-                          "pass the task id instead.")
-    return found[0]
+    manifests = _study_manifests(studies, url)
+    picked = [m for m in manifests if m.get("study") == text]  # a study of this folder: its manifest is exact
+    if not picked:
+        found = rest.request("GET", "/tasks", params={"name": text}) or []
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise ConfigError(f"{len(found)} tasks named {text!r} on the server (ids "
+                              f"{', '.join(str(t['id']) for t in found)}); pass the task id instead.")
+        picked = [m for m in manifests if m.get("task") == text]
+    if len(picked) == 1 and picked[0].get("task_id") is not None:
+        try:
+            return rest.get_task(int(picked[0]["task_id"]))
+        except SlurkAPIError as exc:
+            if exc.status == 404:
+                raise ConfigError(f"Study {picked[0]['study']!r} names task {picked[0]['task_id']}, which the server "
+                                  "no longer has.") from None
+            raise
+    if len(picked) > 1:
+        listed = ", ".join(f"{m['study']} (task {m.get('task_id')})" for m in picked)
+        raise ConfigError(f"{len(picked)} studies of {text!r} in {studies}/: {listed}; pass the study name or the "
+                          "task id instead.")
+    raise ConfigError(f"No task, study or task kind {text!r}: the server has no task of that name and {studies}/ "
+                      f"has no study of it. Pass the Slurk task id (TASK_ID in the study's bot.env) or the study name.")
+
+
+def _study_manifests(studies: str, url: Optional[str]) -> list[dict]:
+    """study.json of every study folder setup wrote under `studies` (those of another server left out)."""
+    out = []
+    try:
+        names = sorted(os.listdir(studies))
+    except OSError:
+        return out
+    for name in names:
+        try:
+            with open(os.path.join(studies, name, "study.json"), encoding="utf-8") as fh:
+                m = json.load(fh)
+        except (OSError, ValueError):
+            continue
+        if not isinstance(m, dict):
+            continue
+        if url and m.get("url") and str(m["url"]).rstrip("/") != url.rstrip("/"):
+            continue
+        m.setdefault("study", name)
+        out.append(m)
+    return out
 
 
 def download_task_logs(rest: SlurkREST, task: dict, out: str) -> DownloadReport:
@@ -173,7 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="run_bot.sh logs", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("download", help="download every room log of a task")
-    d.add_argument("--task", required=True, help="Slurk task id (TASK_ID in bot.env) or its name")
+    d.add_argument("--task", help="Slurk task id (TASK_ID in bot.env), the study name, or the task kind (travel) "
+                                  "when one study of it exists (default: $TASK_ID)")
+    d.add_argument("--studies", default="studies", help="folder of the studies setup wrote (default: studies)")
     d.add_argument("--out", help="output folder (default: slurk-logs/task-<id>)")
     d.add_argument("--config", help="YAML config (slurk.url, slurk.admin_token)")
     return p
@@ -188,9 +237,14 @@ def main(argv: Optional[list[str]] = None, env: Mapping[str, str] = os.environ,
     except ConfigError as exc:
         report_error(echo, f"logs: {exc}")
         return 2
+    wanted = args.task or env.get("TASK_ID") or env.get("SLURK_TASK_ID")
+    if not wanted:
+        report_error(echo, "logs: say which task: --task <study name | task id | task kind> (or source the study's "
+                           "bot.env, which sets TASK_ID)")
+        return 2
     rest = SlurkREST(scfg.url, scfg.admin_token, etag=scfg.config.slurk.etag)
     try:
-        task = resolve_task(rest, args.task)
+        task = resolve_task(rest, wanted, args.studies, scfg.url)
         out = args.out or os.path.join("slurk-logs", f"task-{task['id']}")
         report = download_task_logs(rest, task, out)
     except ConfigError as exc:

@@ -526,7 +526,12 @@ def format_result(res: SetupResult, url: str, spec, persons: list[str], brains: 
         out.append(f"  set -a; . {res.files.get('bot_env')}; set +a")
         out.append(f"  ./run_bot.sh serve {spec.name}    # the task bot")
         out.append("  ./run_bot.sh concierge         # the waiting-room bot")
-        out.append(f"Afterwards: ./run_bot.sh logs download --task {m.get('task_id')}")
+        out.append("A person who closes the tab comes back by opening " + url.rstrip("/") + "/ in the same browser "
+                   "(a login link works once).")
+        logs_dir = os.path.join("slurk-logs", res.study)
+        out.append(f"Afterwards: ./run_bot.sh logs download --task {res.study} --out {logs_dir}"
+                   f"    # or --task {m.get('task_id')}")
+        out.append(f"            ./run_bot.sh replay {logs_dir} --out {os.path.join('replay-out', res.study)}")
     return "\n".join(out)
 
 

@@ -22,6 +22,8 @@ from . import maze
 
 SEATS = ("h", "e")
 SIDE = {"h": 0, "e": 1}
+# What people read for a seat (terminal prompt, an agent without a Slurk user of its own): the ids stay h / e.
+SEAT_NAMES = {"h": "Side 0", "e": "Side 1"}
 
 REWARD_TREASURE = 20.0
 REWARD_TURN = -0.1
@@ -55,6 +57,7 @@ class GnomesGame(Game):
     title = "Gnomes at Night"
     seats = SEATS
     person_seat_order = SEATS
+    seat_names = SEAT_NAMES
 
     def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
         super().__init__(seed, options, instance)

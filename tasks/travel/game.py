@@ -1,6 +1,6 @@
 """TRAVELING ADVENTURERS: the rules of one game (two seats, one authoritative agreed path).
 
-Seats: "light" (the person's world in the paper, moves first) and "ghost" (the bot's world). Each seat sees only its
+Seats: "light" (the person's world in the paper; either seat may start) and "ghost" (the bot's world). Each seat sees only its
 own coins per hallway; the pair earns the joint coins of one closed tour from the start room through every room.
 
 Options (all optional):
@@ -119,7 +119,7 @@ class TravelGame(Game):
                 f"Welcome to Traveling Adventurers! The house has {b.n} rooms: {rooms}. Together, plan one round "
                 f"trip that starts and ends in {b.start} and visits every room exactly once. Each of you sees only "
                 f"your own coins on each hallway ({b.wmin} to {b.wmax}); you earn the coins of both worlds along the "
-                f"tour, so tell each other your coins in the chat. Light moves first; {limit} (every message, "
+                f"tour, so tell each other your coins in the chat. Either of you may start; {limit} (every message, "
                 "/propose, /agree, /reject and /undo costs one; /submit is free). Commands: /propose K or /propose "
                 "L K B ..., /agree, /reject, /undo [K], /submit (the agreed tour) or /submit L K B ... L. Each of "
                 "you submits your own tour; the game ends when both have submitted, and it is completed only if "
@@ -129,8 +129,8 @@ class TravelGame(Game):
                 f"Welcome to Traveling Adventurers! The house has {b.n} rooms: {rooms}. Together, plan one round "
                 f"trip that starts and ends in {b.start} and visits every room exactly once. Each of you sees only "
                 f"your own coins on each hallway ({b.wmin} to {b.wmax}); you earn the coins of both worlds along the "
-                f"tour. Light moves first; {limit} (chat, /propose, /agree, /reject, /undo; /share and /submit are "
-                "free). Commands: /propose K or /propose L K B ..., /agree, /reject, /undo [K], /share L-K or "
+                f"tour. Either of you may start; {limit} (chat, /propose, /agree, /reject, /undo; /share and /submit "
+                "are free). Commands: /propose K or /propose L K B ..., /agree, /reject, /undo [K], /share L-K or "
                 "/share all, /submit. Type /help for details.")
         for seat in self.seats:
             coins = ", ".join(f"{edge_key(e)} {w}" for e, w in b.weights[seat].items())

@@ -15,7 +15,7 @@ SPEC = TaskSpec(
     summarize=metrics.summarize,
     per_game_columns=("identical", "correct", "optimal", "s90", "score", "optimum", "percentile", "turns",
                       "turns_by_seat", "rules"),
-    roles={"light": "the light world (moves first)", "ghost": "the ghost world"},
+    roles={"light": "the light world (the person's in the paper; either seat may start)", "ghost": "the ghost world"},
     grid={"boards": ("generated",), "rooms": (6, 8, 10, 12)},
     condition_keys=("boards", "rooms", "rules"),
     cli_options=(
