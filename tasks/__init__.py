@@ -10,6 +10,7 @@ TASKS = {
     "assignment": "tasks.assignment.spec",
     "planning": "tasks.planning.spec",
     "mediation": "tasks.mediation.spec",
+    "matrix-games": "tasks.matrix_games.spec",
 }
 
 

@@ -1,0 +1,130 @@
+"""The paper's prompted baseline (`llm`): its game introduction and rules (one sentence per outcome), the
+negotiation history ("Alice said in round r: ..."), chain-of-thought and the answer between <s> and </s>.
+Departures, for a working game: retries are bounded (`retries`, default 3) and the halt check compares the tag's
+text with "halt negotiation" (the original compared it with the tagged string, so it never fired). An answer that
+never parses falls back visibly to the workflow agent's policy (`llm_fallback`: tables say `llm+fallback`)."""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ..parse import ActionError, parse_action
+from .workflow import WorkflowBrain
+
+SYSTEM = "You are a rational assistant that carefully answer the question."
+TAG = re.compile(r"<s>(.*?)</s>", re.S | re.I)
+
+
+def rules_text(view: dict) -> str:
+    me, other = view["me_name"], view["partner_name"]
+    if view["game"]["kind"] == "matrix":
+        mine, theirs = view["my_actions"], view["their_actions"]
+        lines = [f"You are playing a one-round game with another player to maximize the reward you can obtain. "
+                 f"This game involves two players, {me} and {other}. You are playing as {me}. You have "
+                 f"{len(mine)} choices: {', '.join(mine)}. The other player, {other}, also has {len(theirs)} "
+                 f"choices: {', '.join(theirs)}.", "### Game Rules"]
+        for i, a in enumerate(mine):
+            for j, b in enumerate(theirs):
+                c = view["matrix"][i][j]
+                lines.append(f"- If you choose {a} while {other} chooses {b}, you will receive a reward of "
+                             f"{c['me']} and {other} will receive a reward of {c['them']}.")
+        return "### Game Introduction\n" + "\n".join(lines)
+    lines = [f"You are playing a sequential move game with another player to maximize the reward you can obtain. "
+             f"This game involves two players, {me} and {other}. You are playing as {me}. You have different sets "
+             "of actions to choose from for each round, same for the other player.", "### Game Rules"]
+
+    def walk(node, said):
+        if "mover" not in node:
+            lines.append(f"- If {', then '.join(said)}, you will receive a reward of {node['me']} and {other} "
+                         f"will receive a reward of {node['them']}.")
+            return
+        who = me if node["mover"] == "me" else other
+        for label, child in node["moves"].items():
+            walk(child, said + [f"{who} chooses {label}"])
+    walk(view["tree"], [])
+    return "### Game Introduction\n" + "\n".join(lines)
+
+
+class LLMBrain(WorkflowBrain):
+    name = "llm"
+    needs_llm = True
+    uses_llm = True
+
+    def _history(self) -> str:
+        v = self.view
+        k = v["negotiation"]["rounds"]
+        out = []
+        for n, (who, text) in enumerate(self.log):
+            name = v["me_name"] if who == "me" else v["partner_name"]
+            out.append(f"{name} said in round {n // 2 + 1}: {text}")
+        head = ""
+        if v["game"]["kind"] == "tree" and v.get("path"):
+            head = "### Previous Actions Done in the Game\n" + ", then ".join(v["path"]) + "\n"
+        msgs = ("### Negotiation Messages\n" + "\n".join(out) + "\n") if out else ""
+        return head + msgs if k else head
+
+    def _ask(self, instruction: str, use: str) -> Optional[str]:
+        """One act: up to `retries` calls until the <s>...</s> answer is usable; None when it never was."""
+        if self.llm is None:
+            self.llm_fallback(self.llm_missing(use), error="no LLM configured")
+            return None
+        prompt = rules_text(self.view) + "\n" + self.preamble() + self._history() + instruction
+        act = None
+        try:
+            with self.llm_act(use) as act:
+                for _ in range(int(self.options.get("retries", 3))):
+                    text = self.llm.chat([{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
+                                         usage=act, max_tokens=int(self.options.get("max_tokens", 2000)))
+                    m = TAG.findall(text or "")
+                    if m and self._usable(use, m[-1].strip()):
+                        return m[-1].strip()
+                raise ValueError("no usable <s>...</s> answer")
+        except Exception as exc:
+            self.llm_fallback(act, exc)
+            return None
+
+    def preamble(self) -> str:
+        """Text put before the history in every prompt (the workflow agent's derived strategy)."""
+        return ""
+
+    def _usable(self, use: str, answer: str) -> bool:
+        if use in ("negotiate", "summary"):
+            return bool(answer)
+        if use.startswith("chain:"):
+            try:
+                parse_action(answer, use.split(":", 1)[1].split("|"))
+                return True
+            except ActionError:
+                return False
+        try:
+            parse_action(answer, self.view["moves"])
+            return True
+        except ActionError:
+            return False
+
+    def talk(self):
+        v = self.view
+        other, k = v["partner_name"], v["negotiation"]["rounds"]
+        answer = self._ask(f"### Negotiation\nYou can discuss with {other} to maximize the reward you can obtain. "
+                           f"You have a maximum of {k} rounds to negotiate. Analyze the situation and decide what "
+                           "to say. Surround your message with '<s>' and '</s>' to indicate the start and end of "
+                           "your message. For example, '<s>Hi, how are you?</s>'. You can also choose the halt the "
+                           "negotiation by saying '<s>halt negotiation</s>'.", "negotiate")
+        if answer is None:
+            return super().talk()
+        if answer.lower().strip(" .!") == "halt negotiation":
+            return None, True
+        return answer[:500], False
+
+    def agree_to_halt(self) -> bool:
+        return False  # the baseline decides about halting in its own turn
+
+    def choose(self) -> str:
+        v = self.view
+        answer = self._ask("### Your Action\nAnalyse the problem and the negotiation message if there is any. Please "
+                           f"choose one of the following actions to maximize your reward: {', '.join(v['moves'])}. "
+                           "Surround your choice with '<s>' and '</s>' to indicate the start and end of your choice. "
+                           f"For example, '<s>{v['moves'][0]}</s>'.", "move")
+        if answer is None:
+            return super().choose()
+        return parse_action(answer, v["moves"])

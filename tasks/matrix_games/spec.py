@@ -1,0 +1,38 @@
+"""Game-theoretic negotiation (Hua et al., "Game-theoretic LLM") as a task of the bot suite."""
+from tasks.core import CliOption, TaskSpec
+
+from . import metrics
+from .brains import BRAINS
+from .catalogue import TESTBED
+from .game import MatrixGame
+
+SPEC = TaskSpec(
+    name="matrix-games",
+    title="Negotiation Games (game theory)",
+    game_class=MatrixGame,
+    brains=dict(BRAINS),
+    default_brains=("workflow", "workflow"),
+    summarize=metrics.summarize,
+    per_game_columns=("game", "negotiation", "first", "outcome", "payoffs", "is_ne", "po_ne", "pareto_optimal",
+                      "spe_path", "messages", "halts"),
+    roles={"alice": "Alice (the row player; moves first in sequential games)", "bob": "Bob (the column player)"},
+    grid={"game": TESTBED, "negotiation": (0, 4)},
+    condition_keys=("game", "negotiation", "first"),
+    cli_options=(
+        CliOption("--game", "game", str, "which game (a name from tasks/matrix_games/games)"),
+        CliOption("--game-file", "game_file", str, "a YAML game file: a payoff matrix of any size or a tree"),
+        CliOption("--negotiation", "negotiation", str, "negotiation rounds before every move, 0..10; a list such "
+                  "as 0,4 with --trials gives the paper's table"),
+        CliOption("--first", "first", str, "who speaks first", ("alice", "bob")),
+        CliOption("--trials", "trials", int, "the paper's table: this many trials of every game (or --game) in "
+                  "every --negotiation condition"),
+    ),
+    renderer="tasks.matrix_games.render:render_view",
+    layout="matrix-games.json",
+    plugins=("matrix-games.js", "matrix-games.css"),
+    state_element="matrix-games-state",
+    description=(
+        "Two players, Alice and Bob, play a classic game (prisoner's dilemma, stag hunt, battle of the sexes, "
+        "wait-go, a Cournot duopoly, or a sequential game tree) after up to k rounds of negotiation in chat. "
+        "Simultaneous moves are sealed until both are in."),
+)
