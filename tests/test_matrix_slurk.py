@@ -54,6 +54,11 @@ def test_sealed_moves_stay_sealed_on_the_wire(slurk_server, tmp_path):
         end = wait_logs(srv, room, "game_end")[0]["data"]["results"]
         assert end["outcome"] == {"alice": "Defect", "bob": "Cooperate"} and end["is_ne"] is False
         assert end["messages"] == 2
+        # Slurk hands the bot's showing of each line (in the speaker's name) back to the bot as that person's
+        # text: the bot knows its own echo and never tells the speaker that the line "was not delivered"
+        for p in people.values():
+            said = [str(d.get("message")) for e, d in p.rec.events if e == "text_message"]
+            assert not [m for m in said if "not delivered" in m], said
         assert _leak_report(srv, SPEC, room, people) == {"alice": [], "bob": []}
         # the researcher's record has both moves (replay rebuilds the game from it)
         moves = [x["data"]["input"] for x in srv.logs(room) if x["event"] == "game_input"

@@ -451,6 +451,8 @@ class Delivery:
         else:
             text, impersonate = e.text, speaker
         if e.to is None:
+            if impersonate is not None:  # Slurk hands this line back to the bot as the speaker's: not theirs again
+                w.echoes[(int(impersonate), text)] += 1
             self.say(text, False, impersonate=impersonate)
             return
         for seat in [e.seat, *e.to] if w.is_person(e.seat) else list(e.to):

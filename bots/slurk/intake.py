@@ -62,6 +62,9 @@ class PersonInputs:
         message = data.get("message")
         if not isinstance(message, str):
             message = "" if message is None else str(message)
+        if self.echoes.get((uid, message)):  # the bot's own showing of an accepted line in this person's name
+            self.echoes[(uid, message)] -= 1
+            return
         if self.bot.spec.chat == "relay":
             # Relayed rooms take chat through the page (privately to the bot); a public line skipped the rules.
             self.delivery.to_seat(self.seat_of(uid), ("msg", RELAY_ONLY_TEXT, False))

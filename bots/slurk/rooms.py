@@ -16,6 +16,7 @@ binding is part of the stored seats and of the `seat_map` log, so restarts and r
 """
 from __future__ import annotations
 
+import collections
 import logging
 import queue
 import secrets
@@ -73,6 +74,8 @@ class RoomWorker(PersonInputs):
         self._senders: Optional[SenderCheck] = None
         self._allowed: dict[int, bool] = {}  # user -> may take a person's seat here (their token's task is ours)
         self._unsaveable: set[str] = set()  # agent seats whose memory could not be saved (warned once)
+        # (user, text) of lines the bot showed in a person's name (relayed rooms): Slurk sends each back as theirs
+        self.echoes: "collections.Counter[tuple[int, str]]" = collections.Counter()
 
     def __repr__(self) -> str:
         return f"RoomWorker(room={self.room_id}, state={self.state})"
