@@ -111,3 +111,29 @@ def test_a_person_negotiates_with_the_workflow_agent(slurk_server, tmp_path):
         assert end["outcomes"][0]["their_move"] == "Football" and end["outcomes"][0]["is_ne"]
     finally:
         finish(bot)
+
+
+def test_a_game_from_a_researchers_yaml_file_plays_on_slurk_and_is_logged_as_data(slurk_server, tmp_path):
+    """A 3x2 matrix written by a researcher: the bot loads it, both people move, the instance (not the file's path)
+    is in the record, so replay needs no file."""
+    path = tmp_path / "coordination.yaml"
+    path.write_text("name: my-coordination\ntitle: Meet somewhere\nkind: matrix\ndescription: Meet at one place.\n"
+                    "actions: [[Cafe, Park, Library], [Cafe, Park]]\n"
+                    "payoffs: [[[4, 4], [0, 0]], [[0, 0], [2, 2]], [[1, 0], [1, 0]]]\n")
+    srv = slurk_server
+    bot, room, people = _room_with_two(srv, SPEC, tmp_path, RELAY_PERMS,
+                                       task_options={"game_file": str(path), "negotiation": 0})
+    try:
+        alice, bob = people["alice"], people["bob"]
+        v = alice.view(lambda v: v["stage"] == "move")
+        assert v["my_actions"] == ["Cafe", "Park", "Library"] and bob.view()["my_actions"] == ["Cafe", "Park"]
+        assert alice.send("move Cafe") is True
+        assert bob.send("move Cafe") is True
+        for p in people.values():
+            p.view(lambda v: v["core"]["phase"] == "over")
+        end = wait_logs(srv, room, "game_end")[0]["data"]["results"]
+        assert end["outcome"] == {"alice": "Cafe", "bob": "Cafe"} and end["is_ne"] and end["po_ne"]
+        start = wait_logs(srv, room, "game_start")[0]["data"]
+        assert "Library" in json.dumps(start["instance"])  # the game itself is in the record
+    finally:
+        finish(bot)
