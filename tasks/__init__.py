@@ -11,6 +11,7 @@ TASKS = {
     "planning": "tasks.planning.spec",
     "mediation": "tasks.mediation.spec",
     "matrix-games": "tasks.matrix_games.spec",
+    "asympuzl": "tasks.asympuzl.spec",
 }
 
 
