@@ -404,9 +404,11 @@ window.SlurkTask = window.SlurkTask || (function () {
                 Object.keys(chatListeners).forEach(function (k) { chatListeners[k](d); });
             }
             // Slurk's page drops every text_message whose user is oneself. A private one can only be the bot
-            // handing a relayed line back in the sender's name, so it is shown (as text, by incoming_text).
+            // handing a relayed line back in the sender's name, and so is a public one in a relayed room (the page
+            // never sends public text there): either is shown (as text, by incoming_text).
             var self = me();
-            if (!d || !d.private || !d.user || !self || userId(d.user.id) !== userId(self.id)) { return; }
+            if (!d || !d.user || !self || userId(d.user.id) !== userId(self.id)) { return; }
+            if (!d.private && roomInfo(currentRoom()).chat !== "relay") { return; }
             if (typeof incoming_text === "function") { incoming_text(d); }
         });
     }

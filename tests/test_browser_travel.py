@@ -446,11 +446,23 @@ def test_relay_chat_goes_to_the_bot_and_is_not_echoed(browser_page):
     bp.type_chat("/agree")                                 # commands stay commands in relay mode
     assert bp.emitted()[-1] == typed(bp, "agree")
     bp.assert_commands_private()
-    # the bot's copy of the person's own line, sent privately in their name (Slurk's page drops own messages)
-    bp.deliver_text("the kitchen has 5 coins", user=bp.user, private=True)
-    bp.deliver_text("the kitchen has 5 coins", user=bp.user, private=False)    # an own public echo stays dropped
-    assert lines(bp) == ["Bob: hi, I am Bob", "You: /agree", "You: the kitchen has 5 coins"]
+    # the bot's showing of the person's own lines in their name (Slurk's page drops own messages): privately
+    # (a line to some seats) or publicly (a line to everyone); the page itself never sent public text here
+    bp.deliver_text("only for you", user=bp.user, private=True)
+    bp.deliver_text("the kitchen has 5 coins", user=bp.user, private=False)
+    assert lines(bp) == ["Bob: hi, I am Bob", "You: /agree", "You: only for you", "You: the kitchen has 5 coins"]
     bp.screenshot("travel-7-relay-chat.png")
+
+
+def test_in_an_open_room_an_own_public_echo_stays_dropped(browser_page):
+    bp = browser_page("travel")
+    show(bp, make_view(core=core(chat="open")))
+    bp.type_chat("the kitchen has 5 coins")      # shown by the page when sent
+    bp.wait_idle()
+    n = len(lines(bp))
+    bp.deliver_text("the kitchen has 5 coins", user=bp.user, private=False)    # Slurk's copy: not shown twice
+    bp.wait_idle()
+    assert len(lines(bp)) == n
 
 
 def test_commands_from_anyone_but_the_bot_are_ignored(browser_page):
