@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
-from tasks.core import Chat, Command, SeatInfo, build_match, TimerConfig
+from tasks.core import Chat, Command
 from tasks.dialop.data import duration, message_words, read_records
+from tasks.dialop.replaying import replay_people
 
 from .generator import from_released
 from .parse import format_proposal
 
 SEATS = ("player1", "player2")
-NO_TIMERS = TimerConfig(join_timeout=None, inactivity=None, partner_left_grace=None)
 
 
 @dataclass
@@ -69,16 +69,7 @@ def load(path: str) -> Iterator[ReleasedGame]:
 
 def replay(game: ReleasedGame, spec, options: Optional[dict] = None):
     """Replay the human dialogue through the rules; returns the finished (or unfinished) match."""
-    seats = {s: SeatInfo("person", s) for s in SEATS}
-    match, _ = build_match(spec, game.index, seats, options={"turns": "free", **(options or {})},
-                           instance=game.instance, timers=NO_TIMERS, with_brains=False)
-    from tasks.core import Join
-    match.open(0.0)
-    for s in SEATS:
-        match.handle(Join(s, 0.0))
-    for inp in game.inputs:
-        match.handle(inp)
-    return match
+    return replay_people(spec, game.index, game.instance, game.inputs, SEATS, {"turns": "free", **(options or {})})
 
 
 def check_scores(path: str, spec) -> tuple[int, list[str]]:

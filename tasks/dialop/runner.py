@@ -12,13 +12,13 @@ import os
 import sys
 from typing import Optional
 
-from tasks.core import Abort, MatchDriver, SeatInfo, TimerConfig, build_match
+from tasks.core import Abort, MatchDriver, SeatInfo, build_match
 
 from . import psp
 from .data import default_path
 from .metrics import summarize_dialogues
+from .replaying import NO_TIMERS
 
-NO_TIMERS = TimerConfig(join_timeout=None, inactivity=None, partner_left_grace=None)
 
 
 def play_released(spec, game, agents: dict, mode: Optional[str] = None, llm=None, brain_options=None,

@@ -13,14 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
-from tasks.core import Chat, Command, Join, SeatInfo, TimerConfig, build_match
+from tasks.core import Chat, Command
 from tasks.dialop.data import duration, message_words, read_records
+from tasks.dialop.replaying import replay_people
 
 from .game import USERS
 from .generator import from_released
 
 SEATS = ("user1", "user2", "assistant")
-NO_TIMERS = TimerConfig(join_timeout=None, inactivity=None, partner_left_grace=None)
 
 
 @dataclass
@@ -74,15 +74,7 @@ def load(path: str) -> Iterator[ReleasedGame]:
 
 
 def replay(game: ReleasedGame, spec, options: Optional[dict] = None):
-    seats = {s: SeatInfo("person", s) for s in SEATS}
-    match, _ = build_match(spec, game.index, seats, options=dict(options or {}), instance=game.instance,
-                           timers=NO_TIMERS, with_brains=False)
-    match.open(0.0)
-    for s in SEATS:
-        match.handle(Join(s, 0.0))
-    for inp in game.inputs:
-        match.handle(inp)
-    return match
+    return replay_people(spec, game.index, game.instance, game.inputs, SEATS, options)
 
 
 def check_scores(path: str, spec) -> tuple[int, list[str]]:
