@@ -65,7 +65,7 @@ PLAN.renderUser = function (root, v) {
     card.checklist.forEach(function (c) {
       var li = PLAN.el("li", c.met ? "met" : "unmet");
       li.appendChild(PLAN.el("span", "pl-badge " + (c.score < 0 ? "neg" : "pos"), PLAN.signed(c.score)));
-      li.appendChild(document.createTextNode((c.met ? " YES " : " NO ") + c.desc));
+      li.appendChild(PLAN.el("span", "", (c.met ? "YES " : "NO ") + c.desc));
       cl.appendChild(li);
     });
     sc.appendChild(cl);

@@ -12,12 +12,20 @@ from typing import Optional
 
 import numpy as np
 
+from ..catalogue import OWN_TEMPLATES
 from ..scoring import all_scores, score
 from .language import Mention
 
 DISTANCE_PRIOR = -5
-PRIOR_FEATURES = ("has parking", "has takeout", "good for kids", "accepts reservations", "good for groups",
-                  "outdoor seating", "vegetarian options", "vegan options", "has wifi", "viewpoint")
+# What was not said (with a word budget the user may never get to it): the generator's own distribution, not
+# tuned. A feature template is drawn for about half the users; each of its wordings equally often, so an unsaid
+# feature counts as the mean of its wordings at weight PRIOR_WEIGHT ("hidden spots" wins 2 of the 3 touristy
+# wordings, live music's two wordings cancel out). A budget ($30..$90, uniform) and an "at least one <type>"
+# wish (7 types, penalised half the time) are drawn for 9 users in 10: twice a feature's chance.
+PRIOR_WEIGHT = 1.0
+BUDGETS = tuple(range(30, 100, 10))
+TYPES = ("restaurant", "bar", "cafe", "museum", "landmark", "park", "shop")
+SCALE = 10  # the argmax weighs fractional priors exactly: every weight x 10 (integers, as the scorer wants)
 
 
 class Belief:
@@ -53,9 +61,11 @@ class Belief:
                     self.prefs.pop(k, None)
                 self.heard.add(k)
                 continue
+            old = self.prefs.get(k)
+            if m.describes and old is not None and old.get("good") != list(m.good):
+                continue  # "that is a touristy location" after "i hate tourist traps": a complaint, not a wish
             w = max(int(round(m.strength)), now.get(k, 0))
             now[k] = w
-            old = self.prefs.get(k)
             if reaction and old is not None and w >= 5 and k not in bumped:
                 w = min(10, max(abs(int(old["weight"])), w) + 1)  # a complaint: it matters more than we thought
                 bumped.add(k)
@@ -73,9 +83,14 @@ class Belief:
                 p = {"kind": "distance", "weight": -w}
             elif m.kind == "want_to_go":
                 against = m.good == [False]  # "X is bad for me": a site to avoid
-                # unknown whether missing it costs points too: half the time it does (1.5 w on average)
-                p = ({"kind": "want_to_go", "sites": list(m.sites), "weight": -w, "penalize": False} if against else
-                     {"kind": "want_to_go", "sites": list(m.sites), "weight": round(0.75 * w), "penalize": True})
+                # whether missing it costs points too: from the wording ("definitely" does, "heard good things"
+                # does not); unknown: half the time it does (1.5 w on average)
+                if against:
+                    p = {"kind": "want_to_go", "sites": list(m.sites), "weight": -w, "penalize": False}
+                elif m.penalize is None:
+                    p = {"kind": "want_to_go", "sites": list(m.sites), "weight": round(0.75 * w), "penalize": True}
+                else:
+                    p = {"kind": "want_to_go", "sites": list(m.sites), "weight": w, "penalize": m.penalize}
             else:
                 p = ({"kind": "at_least_one", "etype": m.etype, "weight": -w, "penalize": False}
                      if m.good == [False] else  # a type to stay away from
@@ -87,20 +102,33 @@ class Belief:
     def as_prefs(self) -> list:
         out = list(self.prefs.values())
         if self.prior:
-            # what the user did not talk about yet: most templates like a feature being true (kids, groups,
-            # reservations, wifi, views...), so a site with such features is a slightly better guess
-            heard = {k[1] for k in self.heard if k[0] == "feature"}
-            for key in PRIOR_FEATURES:
-                if key not in heard:
-                    out.append({"kind": "feature", "key": key, "good": [True], "bad": [False], "weight": 1,
-                                "desc": "prior"})
-            if "rating" not in heard:
-                out.append({"kind": "feature", "key": "rating", "good": [4, 4.5, 5], "bad": [1, 1.5, 2, 2.5],
-                            "weight": 1, "desc": "prior"})
+            out += self.prior_prefs()
+        return out
+
+    def prior_prefs(self) -> list:
+        """Expected preferences for what the user did not talk about (fractional weights; see PRIOR_WEIGHT)."""
+        heard_features = {k[1] for k in self.heard if k[0] == "feature"}
+        heard_kinds = {k[0] for k in self.heard}
+        out = []
+        for key, tmpl in OWN_TEMPLATES.items():
+            if key in heard_features or tmpl["generate"] != "fixed":
+                continue
+            for t in tmpl["prefs"]:
+                bad, good = t["value_sets"]
+                out.append({"kind": "feature", "key": key, "good": list(good), "bad": list(bad),
+                            "weight": PRIOR_WEIGHT / len(tmpl["prefs"]), "desc": "prior"})
+        if "budget" not in heard_kinds:
+            out += [{"kind": "budget", "budget": b, "weight": -2 * PRIOR_WEIGHT / len(BUDGETS), "desc": "prior"}
+                    for b in BUDGETS]
+        if "at_least_one" not in heard_kinds:
+            # a type covered gains w, a type missed loses w half the time: 1.5 w on average, as a +-0.75 w wish
+            out += [{"kind": "at_least_one", "etype": t, "weight": 0.75 * 2 * PRIOR_WEIGHT / len(TYPES),
+                     "penalize": True, "desc": "prior"} for t in TYPES]
         return out
 
     def best(self, exclude: Optional[set] = None) -> list[int]:
-        t, total = all_scores(self.sites, self.as_prefs(), self.rules)
+        scaled = [dict(p, weight=int(round(SCALE * p["weight"]))) for p in self.as_prefs()]
+        t, total = all_scores(self.sites, scaled, self.rules)
         if exclude:
             bad = np.zeros(len(t), dtype=bool)
             n = len(self.sites)

@@ -54,10 +54,12 @@ TYPE_WORDS = {"restaurant": ["restaurant", "restaurants", "dinner", "lunch", "ea
               "landmark": ["landmark", "landmarks", "monument", "memorial", "sight", "sights", "sightseeing"],
               "park": ["park", "parks", "garden", "gardens", "nature", "trail", "hike"],
               "shop": ["shop", "shops", "shopping", "mall", "market", "store"]}
-DISTANCE_WORDS = ["far", "travel", "travelling", "traveling", "distance", "walk", "walking", "close together",
+DISTANCE_WORDS = ["far", "further", "farther", "far away", "travel", "travelling", "traveling", "distance", "walk",
+                  "walking", "close together",
                   "nearby", "near each other", "close to each other", "short trips", "driving around", "miles",
                   "spread out", "commute", "close by"]
-NEG = re.compile(r"\b(no|not|non|don'?t|dont|never|avoid|without|hate|dislikes?|can'?t stand|cant stand|rather not|"
+NEG = re.compile(r"\b(not (?:a |the )?(?:big |huge )?fans? of|no fan of|nowhere|"  # "not a fan of X": the X
+                 r"no|not|non|don'?t|dont|never|avoid|without|hate|dislikes?|can'?t stand|cant stand|rather not|"
                  r"skip|nothing|none|less|aren'?t|isn'?t|keen to avoid|stay away|not into|not keen|no more)\b")
 NEUTRAL = re.compile(r"(don'?t|dont|do not) (really )?(care|mind)|doesn'?t matter|not important|no preference|"
                      r"either way|whatever|don'?t have (a|any) preference|fine either")
@@ -69,8 +71,18 @@ LOW = re.compile(r"\b(would be nice|be nice|nice to have|nice if|bonus|slightly|
                  r"if possible|maybe|would be cool|not a must|ok if not|okay if not|small thing|minor|little|"
                  r"somewhat|no big deal|not crucial)\b")
 LOWEST = re.compile(r"\b(slightly|barely|tiny|not a big deal|no big deal|minor)\b")
-SITE_NEG = re.compile(r"\b(bad|avoid|not|no|don'?t|dont|hate|skip|isn'?t|wasn'?t|never|dislike|"
-                      r"too (far|expensive|pricey|loud|crowded|busy|much))\b")
+SITE_NEG = re.compile(r"\b(bad|avoid|not|no|don'?t|dont|hate|skip|isn'?t|wasn'?t|never|dislike|further|farther|"
+                      r"far away|too (far|expensive|pricey|loud|crowded|busy|much)|ditch|swap|replace|remove|drop|"
+                      r"get rid of|instead of|different (than|from)|other than|iffy|do better|meh|a bit mid|"
+                      r"not sure about|(pretty|very|really|kinda|kind of|a bit|quite|so) (expensive|pricey|far))\b")
+# "a bar near the Artisan Street Fair", "close to Liberty Memorial": the place is a landmark to plan around
+NEAR = r"\b(near|nearby|close to|next to|around|by|from)\s+(the\s+)?"
+PLACE_LACKS = re.compile(r"\b(it|this|that place|that one|they|there)\s+(has|have|had|does ?n'?t|doesn'?t|lacks?)\b")
+# "the museum is much too far", "that bar is too pricey": about the trip or the price, not a wish for the type
+TOO_FAR = re.compile(r"\b(too (far|expensive|pricey|much)|further|farther|far away)\b")
+# "that is a touristy location", "The Cakery has live music": a description of a place (usually a complaint),
+# never a change of mind about the feature itself
+DESCRIBES = re.compile(r"^\s*(that|this|it|which|there)( place| one)?( i|'| )s?\b|^\s*(that|this|it)( one)? (has|is)\b")
 SOFT = re.compile(r"(,?\s*but )?(places )?without (it|them) (are|is) (fine|ok|okay)( too)?|fine if not|ok if not|"
                   r"okay if not|not a must")
 COMPLAINT = re.compile(r"\b(has|have|had|with) no\b|does ?n'?t have|doesn'?t offer|\blacks?\b|bad for (?!me)|"
@@ -91,6 +103,8 @@ class Mention:
     budget: Optional[int] = None
     sites: list = field(default_factory=list)
     etype: Optional[str] = None
+    describes: bool = False         # said about a named place ("X has live music"): never flips a known wish
+    penalize: Optional[bool] = None  # a wish for a place: does missing it cost? None = not said
 
 
 def _norm(text: str) -> str:
@@ -146,7 +160,7 @@ MEATLESS = re.compile(r"\b(don'?t|dont|do not|never|no longer) eat(ing)? meat\b|
 
 def clauses(text: str) -> list[str]:
     text = MEATLESS.sub("vegetarian", text.lower())
-    parts = re.split(r"[.;!?\n/]+|,?\s+but\s+|\s+though\s+|\s+however\s+|,\s*and\s+|"
+    parts = re.split(r"[.;!?\n/]+|,?\s+but\s+|\s+though\s+|\s+however\s+|,\s*and\s+|,\s*(?=(?:what|how) about\b)|"
                      r",\s*(?=(?:and\s+)?(?:no|not|also|plus|i)\b)", text)
     return [_norm(p) for p in parts if p and p.strip()]
 
@@ -164,13 +178,19 @@ def read(text: str, sites: list) -> list[Mention]:
         found_site = False
         # sites by name (full name, or its distinctive words)
         hit = _find_sites(c, names)
+        lows = dict(names)
+        hit = [h for h in hit if not re.search(NEAR + re.escape(lows[h][4:] if lows[h].startswith("the ")
+                                                                else lows[h]), c)]
         about_feature = any(_has(c, w) for _, words in BOOL_WORDS for w in words) or bool(
-            re.search(r"\b(rated|rating|stars?|budget|\$|miles|far|food|places)\b", c))
+            re.search(r"\b(rated|rating|stars?|budget|\$|miles|far|further|farther|food|places)\b", c))
         against = bool(SITE_NEG.search(c))
-        lacking = bool(COMPLAINT.search(c))  # "X has no vegan options": avoid X, and vegan options are wanted
+        # "X has no vegan options": avoid X, and vegan options are wanted (without a named place, "a restaurant
+        # that doesn't have live music" is a plain wish against the feature)
+        lacking = bool(COMPLAINT.search(c)) and (bool(hit) or bool(PLACE_LACKS.search(c)))
+        describes = (bool(hit) or bool(DESCRIBES.search(c))) and not LIKE.search(c) and not neg
         if hit and not neutral and (lacking or not (against and about_feature)):
             # "X is bad for me: no parking" is about parking, not about X
-            out.append(Mention("want_to_go", st, sites=hit, good=[not (against or lacking)]))
+            out.append(Mention("want_to_go", st, sites=hit, good=[not (against or lacking)], penalize=_insists(c)))
             found_site = True
             c_rest = c
             for _, low in names:
@@ -216,21 +236,43 @@ def read(text: str, sites: list) -> list[Mention]:
             # "hidden spots", "no tourist traps", "too loud": against the feature whatever the negation says
             flip = any(p in c for p, k in NEGATIVE_PHRASES.items() if k == key)
             positive = True if lacking else False if flip else not (neg and _negated_near(c, [w]))
-            out.append(Mention("feature", st, neutral, key=key, good=[positive], bad=[] if soft else [not positive]))
+            out.append(Mention("feature", st, neutral, key=key, good=[positive], bad=[] if soft else [not positive],
+                               describes=describes))
         # types to visit ("at least one museum"); not when the clause was about a category or a site
-        if not found_site:
+        # with a place named in the clause, only an explicit "at least one shop" is a wish for a type (the
+        # clause's other type words usually describe the place)
+        explicit = {t for t, words in TYPE_WORDS.items()
+                    if any(re.search(r"\b(at least (one|1|a)|one|1)\s+(\w+\s+)?" + re.escape(w) + r"\b", c)
+                           for w in words)}
+        if not found_site or explicit:
             for etype, words in TYPE_WORDS.items():
+                if found_site and etype not in explicit:
+                    continue
                 if cat_hit and etype in ("restaurant", "bar", "cafe"):
                     continue  # "thai food", "cocktails": a category, not a wish for a type
                 if any(_has(c, w) for w in words) and not (etype == "park" and re.search(r"parking|street park", c)):
                     if etype in ("restaurant", "bar") and any(m.kind == "feature" for m in out[-3:]) and not \
                             re.search(r"\b(at least|one|a|an|some|visit|go to|see|check out)\b", c):
                         continue
-                    if neutral:
+                    if neutral or TOO_FAR.search(c):
                         continue
                     avoid = neg and _negated_near(c, words)  # "can we skip the museum", "no bars please"
                     out.append(Mention("at_least_one", st, etype=etype, good=[not avoid]))
     return out
+
+
+# The original's wordings: "definitely want to go to X" costs points when X is missed; "heard good things about X"
+# only gives points when X is in. People echo those words.
+INSIST = re.compile(r"\b(definitely|must|have to|need to|got to|gotta|insists?|absolutely)\b")
+HEARSAY = re.compile(r"\b(heard|good things|recommend\w*|supposed to be|said|told me)\b")
+
+
+def _insists(clause: str) -> Optional[bool]:
+    if INSIST.search(clause):
+        return True
+    if HEARSAY.search(clause):
+        return False
+    return None
 
 
 def _negated_near(clause: str, words: list[str]) -> bool:

@@ -4,12 +4,15 @@ It reads every user line (`language.read`) into a belief over the hidden prefere
 (`belief.Belief`), asks about what it has not heard yet (budget, food, places, travel, the rest; two topics per
 message), and proposes the best full itinerary under its belief (exact argmax over all ordered triples) once the
 user says that is all, after three rounds of questions, or when the word budget runs short. A rejection's reason
-raises the weight of what it names, and the next proposal skips every rejected itinerary. It answers every user
+raises the weight of what it names, and the next proposal skips every rejected itinerary. A short "yes" takes up
+what was just asked or proposed by someone else in this seat (a human assistant whose dialogue it continues in
+prompted self-play): "do you like views?" "i do!" is a wish for views. It answers every user
 line (never stalls) and says nothing when nothing new arrived (never spams).
 """
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Optional
 
 from tasks.core import Brain, ChatShown, Message, View
@@ -29,6 +32,10 @@ TOPICS = [
 ]
 MAX_QUESTION_ROUNDS = 5
 MORE = "anything else i should know?"
+# "yes", "sounds great", "i do!": a short answer that takes up what was just asked or proposed
+AFFIRM = re.compile(r"^\W*(yes|yeah|yep|yup|sure|ok|okay|i do|i would|i'?d love|definitely|absolutely|perfect|great|"
+                    r"love (it|that)|i like (it|that)|(that|this|it)?'?s? ?(sounds|looks|would be|is) (good|great|"
+                    r"perfect|lovely|nice|amazing|fine|wonderful))\b", re.I)
 
 
 class PlannerBrain(Brain):
@@ -43,18 +50,37 @@ class PlannerBrain(Brain):
         self.rounds = 0
         self.enough = False
         self.seen_rejections: set = set()
-        self.reacting = False      # the next user line is about the last proposal
+        self.answered: set = set()   # rejected proposals whose reason we have read
         self.proposed = 0
         self.errors = 0
+        # what the user's next line answers: ("line", a question from this seat that was not ours, e.g. the human
+        # assistant's in a replayed prefix) or ("proposal", slots of a proposal we did not make)
+        self.context: Optional[tuple] = None
+        self.said: set = set()
+        self.mine: set = set()
+        self.props_seen = 0
 
     # --- observing ----------------------------------------------------------------------------------------------
     def observe(self, effect) -> None:
         if isinstance(effect, View) and effect.data.get("sites") is not None:
             self.view = effect.data
+            props = effect.data.get("proposals") or []
+            if len(props) > self.props_seen:
+                self.props_seen = len(props)
+                if tuple(props[-1]["slots"]) not in self.mine:
+                    self.context = ("proposal", list(props[-1]["slots"]))
             if self.belief is None:
                 self.belief = Belief(effect.data["sites"], {"distance": effect.data.get("distance", "haversine")})
         elif isinstance(effect, ChatShown) and effect.seat != self.seat:
-            self.inbox.append(effect.text)
+            # the first line after a rejection is its reason: what it names matters more than we thought
+            last = ((self.view or {}).get("proposals") or [None])[-1]
+            reaction = bool(last) and last["status"] == "rejected" and last["id"] not in self.answered
+            if reaction:
+                self.answered.add(last["id"])
+            self.inbox.append((effect.text, self.context, reaction))
+            self.context = None  # a line answers what came just before it, once
+        elif isinstance(effect, ChatShown) and effect.text not in self.said:
+            self.context = ("line", effect.text)
         elif isinstance(effect, Message) and effect.to == self.seat and effect.kind == "error":
             self.errors += 1
 
@@ -69,6 +95,7 @@ class PlannerBrain(Brain):
             words = text.split()
             if len(words) > max(0, left - 25):
                 text = " ".join(words[:max(1, left - 25)])
+        self.said.add(text)
         return super().say(text, first)
 
     # --- acting -------------------------------------------------------------------------------------------------
@@ -80,14 +107,11 @@ class PlannerBrain(Brain):
         rejected = [p for p in v.get("proposals", []) if p["status"] == "rejected" and p["full"]]
         fresh_reject = [p for p in rejected if p["id"] not in self.seen_rejections]
         self.seen_rejections |= {p["id"] for p in rejected}
-        if fresh_reject:
-            self.reacting = True
         new_keys = 0
-        for text in lines:
-            new_keys += self.belief.learn(language.read(text, self.belief.sites), reaction=self.reacting)
+        for text, context, reaction in lines:
+            mentions = language.read(text, self.belief.sites) + self._taken_up(text, context)
+            new_keys += self.belief.learn(mentions, reaction=reaction)
             self.enough = self.enough or language.enough(text)
-        if lines:
-            self.reacting = False
         if v.get("pending") is not None:
             return []  # waiting for the user's answer to our full proposal
         if v.get("final"):  # no words left: the final proposal, whoever's turn it is
@@ -108,6 +132,20 @@ class PlannerBrain(Brain):
         if left is not None:
             question = "what matters most to you?"
         return [self.say(opener + question)]
+
+    def _taken_up(self, text: str, context: Optional[tuple]) -> list:
+        """A short yes to a question or a proposal: what it named is wanted too ("do you like views?" "i do!"; "the
+        Dive has live music, would you like to go?" "yes"). Never a budget (a price said about a place is not the
+        user's budget), and never a change of mind about a wish already heard."""
+        if context is None or len(text.split()) > 12 or not AFFIRM.search(text):
+            return []
+        if context[0] == "proposal":
+            names = [self.belief.sites[s]["name"] for s in context[1] if s is not None]
+            return [language.Mention("want_to_go", 3.0, sites=[n], good=[True]) for n in names]
+        out = [m for m in language.read(context[1], self.belief.sites) if m.kind != "budget" and not m.neutral]
+        for m in out:
+            m.describes = True
+        return out
 
     def _questions(self) -> str:
         heard = {":".join(str(x) for x in k[:2]) for k in self.belief.heard} | {k[0] for k in self.belief.heard}
@@ -136,10 +174,11 @@ class PlannerBrain(Brain):
         price = sum(sites[s]["price"] for s in slots)
         card = self.belief.explain(slots)
         miles = sum(d for d in card["legs"] if d is not None)
-        pitch = (f"how about {names[0]}, then {names[1]}, then {names[2]}? about ${price} in all and "
-                 f"{miles:.1f} miles of travel.")
+        cost = "all free" if price == 0 else f"about ${price} in all"
+        pitch = f"how about {names[0]}, then {names[1]}, then {names[2]}? {cost} and {miles:.1f} miles of travel."
         if self.proposed > 1:
             pitch = "ok, a new plan: " + pitch
+        self.mine.add(tuple(slots))
         moves = [self.command("propose", format_itinerary(slots, [s["name"] for s in sites]))]
         left = self.view.get("words_left")
         if not self.view.get("final") and (left is None or self.view.get("turns_mode") == "alternate"):
