@@ -277,7 +277,32 @@ _FORM_REJECT_STATUS = (400, 415, 422, 500, 501)
 _FORM_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar", "structured", "guided")
 
 
+# Servers compile a schema into a grammar (llama.cpp); a length bound becomes one nested rule per character, and a
+# large one (a 3,000-character message) makes a grammar the server cannot parse -- llama-cpp-python then crashed.
+# Bounds above these go only into the client's own validation of the answer, not to the server.
+SERVER_MAX_LENGTH = 1000
+SERVER_MAX_ITEMS = 50
+
+
+def server_schema(schema):
+    """`schema` without the length bounds too large for a server-side grammar (the answer is still validated
+    against the full schema)."""
+    if isinstance(schema, dict):
+        out = {}
+        for k, v in schema.items():
+            if (k in ("maxLength", "minLength") and isinstance(v, int) and v > SERVER_MAX_LENGTH) or \
+                    (k in ("maxItems", "minItems") and isinstance(v, int) and v > SERVER_MAX_ITEMS):
+                continue
+            out[k] = server_schema(v)
+        return out
+    if isinstance(schema, list):
+        return [server_schema(v) for v in schema]
+    return schema
+
+
 def _response_format(form: str, schema: dict | None, name: str) -> dict | None:
+    if schema is not None:
+        schema = server_schema(schema)
     if form == "json_schema" and schema is not None:
         return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": False}}
     if form == "json_object_schema" and schema is not None:

@@ -282,3 +282,21 @@ def test_malformed_answers_never_crash_or_block_a_room(tmp_path, task, agents):
     assert json_acts and all(not a["valid"] and a["fallback"] for a in json_acts)
     assert all(a["valid"] or a["fallback"] for a in acts)
     assert not [n for n in rows(tmp_path / "g.jsonl", "agent_note") if n["kind"] == "error"]
+
+
+def test_large_length_bounds_stay_out_of_the_servers_grammar():
+    """A 3,000-character bound compiled into a llama.cpp grammar crashed the local server; such bounds are kept for
+    the client's own validation only, small ones (which shorten answers) still go to the server."""
+    from bots.llm import _response_format, server_schema
+    schema = {"type": "object", "properties": {
+        "message": {"type": "string", "maxLength": 3000},
+        "thought": {"type": "string", "maxLength": 300},
+        "actions": {"type": "array", "maxItems": 120, "items": {"type": "integer", "minimum": 1}},
+        "pair": {"type": "array", "maxItems": 2, "items": {"type": "string"}}}}
+    sent = server_schema(schema)["properties"]
+    assert "maxLength" not in sent["message"] and sent["thought"]["maxLength"] == 300
+    assert "maxItems" not in sent["actions"] and sent["pair"]["maxItems"] == 2
+    assert sent["actions"]["items"] == {"type": "integer", "minimum": 1}
+    assert schema["properties"]["message"]["maxLength"] == 3000  # the caller's schema is untouched
+    rf = _response_format("json_object_schema", schema, "x")
+    assert "maxLength" not in rf["schema"]["properties"]["message"]
