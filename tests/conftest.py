@@ -17,6 +17,7 @@ import pytest
 # Agents on Slurk answer at a person's typing pace by default (bots/pacing.py); the tests keep their waits short
 # and test the pacing itself with settings of their own.
 os.environ["BOT_PACING"] = "off"
+os.environ["BOT_LOG_DELAY"] = "0"  # rows go out at once, so tests can read logs as the game moves (bots/slurk/runtime.py)
 
 from tests.slurk_double import ADMIN_TOKEN, SlurkDouble, SlurkRest
 from tests.slurk_double.recorder import SocketRecorder

@@ -182,10 +182,10 @@ def test_inputs_sent_while_the_bot_is_down_are_handled_once_after_the_restart(sl
         a.command("submit")
         b.command("submit")
         a.wait_view(lambda v: v["core"]["phase"] == "over")
+        over = wait_logs(srv, room, "game_end")[-1]["data"]  # the room's rows are shipped in order: all are in
         inputs = _inputs(srv, room)
         assert sum(1 for i in inputs if i.get("name") == "agree") == 1
         assert sum(1 for i in inputs if i.get("type") == "Chat") == 1
-        over = wait_logs(srv, room, "game_end")[-1]["data"]
         assert over["results"]["chats"] == 1 and over["results"]["agreed"] == 4
     finally:
         finish(*(x for x in (bot, bot2) if x is not None))

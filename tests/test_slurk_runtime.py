@@ -242,7 +242,7 @@ def test_member_room_with_the_task_layout_is_played_without_announcement(slurk_d
     bot.start()
     try:
         play_against_brain(alice)
-        assert logs_of(srv, room, "game_start") and not logs_of(srv, other, "game_start")
+        assert wait_logs(srv, room, "game_start") and not logs_of(srv, other, "game_start")
     finally:
         finish(bot)
 
@@ -580,6 +580,12 @@ class _FakePages:
     def __init__(self, rest):
         self.real = PageUpdates.__new__(PageUpdates)
         self.real.rest, self.real.state_element = rest, STATE
+
+    def hold(self, room, seconds):  # synchronous: nothing waits
+        pass
+
+    def release(self, room):
+        pass
 
     def submit(self, delivery, seat, uid, item, turn, gen=0):
         try:

@@ -106,6 +106,8 @@ def run_study(srv, tmp_path, participants: int, people_per_room: int) -> dict:
         for p in people:
             assert views(p)[-1]["result"]["status"] == "completed"
 
+        # the record goes out off the replies' path (and at once when a game ends): wait until it is all out
+        assert task_bot.logs.drain(WAIT)
         out = str(tmp_path / "logs")
         lines: list[str] = []
         assert study_logs.main(["download", "--task", str(study.task_id), "--out", out],
@@ -137,7 +139,8 @@ def run_study(srv, tmp_path, participants: int, people_per_room: int) -> dict:
         task_bot.stop()
 
 
-def test_four_people_two_rooms_play_travel_end_to_end(slurk_server, tmp_path):
+def test_four_people_two_rooms_play_travel_end_to_end(slurk_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("BOT_LOG_DELAY", "0.25")  # as deployed: the record waits for the replies, the study loses nothing
     result = run_study(slurk_server, tmp_path, participants=4, people_per_room=2)
     assert len(set(result["codes"].values())) == 4
 

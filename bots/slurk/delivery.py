@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 CLOSED_PLACEHOLDER = "This game has ended. Thank you for taking part!"
+MAX_SAMPLES = 100_000  # turnaround samples kept by Metrics
+PAGE_HOLD = 0.1  # seconds an input's page updates wait at most for its reply to be shown (Delivery.deliver)
 
 
 class Metrics:
@@ -52,9 +54,11 @@ class Metrics:
 
     def __init__(self):
         self._lock = threading.Lock()
-        self.turnaround: list[float] = []  # sent
-        self.acknowledged: list[float] = []  # done
+        # the newest samples only: a bot that runs for weeks must not grow with its history
+        self.turnaround: "collections.deque[float]" = collections.deque(maxlen=MAX_SAMPLES)  # sent
+        self.acknowledged: "collections.deque[float]" = collections.deque(maxlen=MAX_SAMPLES)  # done
         self.events = 0
+        self.requests: collections.Counter = collections.Counter()  # "PATCH /rooms/{}/text/{}", "socket text", ...
 
     def record(self, seconds: float, done: bool = False) -> None:
         with self._lock:
@@ -64,17 +68,22 @@ class Metrics:
         with self._lock:
             self.events += 1
 
+    def count_request(self, kind: str) -> None:
+        with self._lock:
+            self.requests[kind] += 1
+
     def reset(self) -> None:
         with self._lock:
-            self.turnaround = []
-            self.acknowledged = []
+            self.turnaround.clear()
+            self.acknowledged.clear()
             self.events = 0
+            self.requests = collections.Counter()
 
     def to_dict(self) -> dict:
         """The raw samples (seconds), the event count and `summary()`, JSON-serialisable (for BOT_METRICS_OUT)."""
         with self._lock:
             d = {"turnaround_s": list(self.turnaround), "acknowledged_s": list(self.acknowledged),
-                 "events": self.events}
+                 "events": self.events, "requests": dict(self.requests)}
         d["summary"] = self.summary()
         return d
 
@@ -146,10 +155,12 @@ class Emitter:
     which beats losing it); one that gets no acknowledgement within the timeout is given up.
     """
 
-    def __init__(self, bot, room: int, on_refused: Callable[["_Out", str], None]):
+    def __init__(self, bot, room: int, on_refused: Callable[["_Out", str], None],
+                 on_ack: Optional[Callable[[], None]] = None):
         self.bot = bot
         self.room = room
         self.on_refused = on_refused
+        self.on_ack = on_ack  # after every acknowledgement (Delivery: the page updates held for a reply may go)
         self._lock = threading.RLock()  # an ack may arrive re-entrantly, e.g. from a synchronous test double
         self._queue: "collections.deque[_Out]" = collections.deque()
         self._inflight: Optional[tuple] = None  # (out, token, started, gen)
@@ -178,6 +189,7 @@ class Emitter:
         self._inflight = (out, token, time.monotonic(), self.bot.gen)
         out.sends += 1
         try:
+            self.bot.metrics.count_request("socket text")
             self.bot.sio.emit("text", out.payload, namespace="/", callback=lambda *args: self._ack(token, args))
         except Exception:  # the socket went away in between: keep it for the reconnect
             self._inflight = None
@@ -197,6 +209,8 @@ class Emitter:
             if not (args and args[0] is True):
                 refused = (out, str(args[1]) if len(args) > 1 else str(args[0]) if args else "refused")
             self._pump()
+        if self.on_ack is not None:
+            self.on_ack()
         if refused:
             self.on_refused(*refused)
 
@@ -232,8 +246,9 @@ class RoomLanes:
         self._cond = threading.Condition()
         self._jobs: dict[int, "collections.OrderedDict"] = {}
         self._ready: "collections.deque[int]" = collections.deque()
-        self._busy: set[int] = set()  # rooms that are ready or being served
+        self._busy: set[int] = set()  # rooms that are ready, held or being served
         self._pending: "collections.Counter[int]" = collections.Counter()
+        self._held: dict[int, float] = {}  # room -> until when its next jobs wait (`hold`)
         self._stopped = False
         self._threads = [threading.Thread(target=self._serve, name=f"slurk-{self.name}-{i}", daemon=True)
                          for i in range(threads)]
@@ -284,14 +299,40 @@ class RoomLanes:
         for t in self._threads:
             t.join(timeout=2)
 
+    def hold(self, room: int, seconds: float) -> None:
+        """The room's jobs not yet started wait until `release(room)` or for at most `seconds`."""
+        with self._cond:
+            now = time.monotonic()
+            for r in [r for r, until in self._held.items() if until <= now]:
+                del self._held[r]  # lapsed holds of rooms with nothing queued (a finished room leaves nothing)
+            self._held[room] = now + seconds
+
+    def release(self, room: int) -> None:
+        with self._cond:
+            if self._held.pop(room, None) is not None:
+                self._cond.notify_all()
+
+    def _next_room(self) -> Optional[int]:  # holding the lock: a ready room that is not held, or None at stop
+        while True:
+            if self._stopped:
+                return None
+            now = time.monotonic()
+            for _ in range(len(self._ready)):
+                room = self._ready.popleft()
+                until = self._held.get(room)
+                if until is None or until <= now:
+                    self._held.pop(room, None)
+                    return room
+                self._ready.append(room)
+            waits = [u - now for r, u in self._held.items() if r in self._ready]
+            self._cond.wait(min(waits) if waits else None)
+
     def _serve(self) -> None:
         while True:
             with self._cond:
-                while not self._ready and not self._stopped:
-                    self._cond.wait()
-                if self._stopped:
+                room = self._next_room()
+                if room is None:
                     return
-                room = self._ready.popleft()
                 _key, job = self._jobs[room].popitem(last=False)
             try:
                 self._run(room, job)
@@ -376,7 +417,8 @@ class Delivery:
         self.turn: Optional[Turn] = None  # the input being handled
         self.view_seq: dict[str, int] = {}  # seat -> number of the newest view sent or kept
         self.viewed: set[str] = set()  # seats whose view went out while handling the current input
-        self.emitter = Emitter(self.bot, self.room, self._refused)
+        self.last_view: dict[str, tuple] = {}  # seat -> (user, visit, JSON) of the newest view sent
+        self.emitter = Emitter(self.bot, self.room, self._refused, self._release_pages)
         # Seats whose agent is thinking now (kept up to date by the room, `RoomWorker._show_thinking`), and what each
         # person's last view said about it: views carry `core.thinking` (absent when nobody thinks).
         self.thinking: tuple[str, ...] = ()
@@ -384,6 +426,11 @@ class Delivery:
 
     # --- effects ------------------------------------------------------------------------------------------------
     def deliver(self, effects: list[Effect]) -> None:
+        if self.bot.pages is not None and any(self._is_reply(e) for e in effects):
+            # The reply a person waits for goes first: this input's page updates wait until Slurk acknowledged a
+            # message of the room (it has been shown), or PAGE_HOLD at most, so they do not compete with it for a
+            # busy Slurk worker. Log events wait anyway (LogShipper's ship delay).
+            self.bot.pages.hold(self.room, PAGE_HOLD)
         for e in effects:
             try:
                 self._one(e)
@@ -391,6 +438,19 @@ class Delivery:
                 log.warning("room %s: could not deliver %s: %s", self.room, type(e).__name__, exc)
             except Exception:
                 log.exception("room %s: could not deliver %s", self.room, type(e).__name__)
+
+    def _is_reply(self, e: Effect) -> bool:
+        """Does this effect go out as a chat message now?"""
+        w = self.worker
+        if isinstance(e, Message):
+            return e.to is None or w.is_person(e.to)
+        if isinstance(e, ChatShown):
+            return not w.is_person(e.seat) or self.bot.spec.chat == "relay"
+        return False
+
+    def _release_pages(self) -> None:
+        if self.bot.pages is not None:
+            self.bot.pages.release(self.room)
 
     def _one(self, e: Effect) -> None:
         w = self.worker
@@ -421,6 +481,13 @@ class Delivery:
                     data["core"]["thinking"] = list(self.thinking)
                 self.shown_thinking[e.seat] = self.thinking
                 self.viewed.add(e.seat)
+                # Nothing sent twice: a view equal to the last one this person's page got (in this visit, nothing
+                # kept for them) is not sent again, e.g. the partner's view after a refused move.
+                uid = w.user_of(e.seat)
+                sig = (uid, w.join_gen.get(uid, 0), json.dumps(data, sort_keys=True))
+                if self.last_view.get(e.seat) == sig and not self.pending.get(e.seat):
+                    return
+                self.last_view[e.seat] = sig
                 self.to_seat(e.seat, ("view", data))
         elif isinstance(e, SetText):
             if e.to is None:

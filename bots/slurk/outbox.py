@@ -203,10 +203,13 @@ class OutboxShipper:
     name = "logs"
 
     def __init__(self, rest, outbox: Optional[Outbox] = None, threads: int = 16,
-                 base_delay: float = BASE_DELAY, max_delay: float = MAX_DELAY):
+                 base_delay: float = BASE_DELAY, max_delay: float = MAX_DELAY, ship_delay: float = 0.0):
         self.rest = rest
         self.outbox = outbox
         self.base_delay, self.max_delay = base_delay, max_delay
+        # A room's new events wait this long before the first is posted, so the replies people wait for (sent at
+        # the same moment) reach a busy Slurk worker first; a burst then goes out back to back.
+        self.ship_delay = ship_delay
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)  # shipping threads and drain()
         self._store_cond = threading.Condition(self._lock)  # the storing thread
@@ -296,7 +299,12 @@ class OutboxShipper:
         self._leftover += e.leftover
         if e.room not in self._busy:
             self._busy.add(e.room)
-            self._ready.append(e.room)
+            if self.ship_delay > 0 and not e.leftover:
+                due = time.monotonic() + self.ship_delay
+                self._due[e.room] = due
+                heapq.heappush(self._sleeping, (due, e.room))
+            else:
+                self._ready.append(e.room)
             self._cond.notify()
 
     def pending(self, room: Optional[int] = None) -> int:
@@ -329,6 +337,18 @@ class OutboxShipper:
         with self._cond:
             self._wake_sleepers(time.monotonic())
 
+    def hurry(self, room: int) -> None:
+        """The room's events waiting out `ship_delay` go now (a finished game: its record is wanted at once)."""
+        with self._cond:
+            room = int(room)
+            q = self._queues.get(room)
+            if room in self._due and q and q[0].attempts == 0:
+                del self._due[room]
+                self._sleeping = [(d, r) for d, r in self._sleeping if r != room]
+                heapq.heapify(self._sleeping)
+                self._ready.append(room)
+                self._cond.notify()
+
     def stop(self, timeout: float = 10.0) -> None:
         """Ship what is queued (up to `timeout`), then stop. What is left stays in the outbox for the next start."""
         self._stopping.set()  # the storing thread writes what it has now, not after its window
@@ -359,7 +379,8 @@ class OutboxShipper:
         """Make rooms waiting after a failure (that happened before `before`) ready now, once per event."""
         for room in list(self._due):
             e = self._queues[room][0]
-            if e.woken or (before is not None and e.failed_at > before):
+            # never tried yet: waiting out `ship_delay`, not a failure
+            if e.woken or e.attempts == 0 or (before is not None and e.failed_at > before):
                 continue
             e.woken = True
             del self._due[room]

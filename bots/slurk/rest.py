@@ -9,7 +9,8 @@ log line or an error.
 from __future__ import annotations
 
 import logging
-from typing import Any, Optional
+import re
+from typing import Any, Callable, Optional
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -18,6 +19,7 @@ from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 log = logging.getLogger(__name__)
 
 _UNSET = object()
+_ID = re.compile(r"/\d+")  # ids in a path, for counting requests by kind
 
 
 class SlurkAPIError(Exception):
@@ -79,6 +81,7 @@ class SlurkREST:
         self.url = base
         self.api = base + "/slurk/api"
         self.etag_mode = etag
+        self.on_request: Optional[Callable[[str], None]] = None  # counts requests by kind (the speed bench)
         self.timeout = timeout
         self.session = requests.Session()
         adapter = HTTPAdapter(pool_connections=4, pool_maxsize=pool_size)
@@ -107,6 +110,8 @@ class SlurkREST:
             kwargs["params"] = {k: v for k, v in params.items() if v is not None}
         if headers:
             kwargs["headers"] = headers
+        if self.on_request is not None:
+            self.on_request(f"{method} {_ID.sub('/{}', path)}")
         try:
             resp = self.session.request(method, self.api + path, **kwargs)
         except requests.RequestException as exc:

@@ -104,6 +104,8 @@ class RoomWorker(PersonInputs):
                     self._answer_failure(kind, data)
                 finally:
                     self.delivery.turn = None
+                if self.state == "closed" and self.match is not None:
+                    self._release()
             if self.done() and self.bot._retire(self):
                 if self.state == "closed":
                     self._leave()
@@ -637,9 +639,21 @@ class RoomWorker(PersonInputs):
             self.delivery.deliver([v for v in self.match.views() if v.seat in stale])
 
     # --- closing ------------------------------------------------------------------------------------------------
+    def _release(self) -> None:
+        """A finished room may wait a long time for an absent person (KEEP_FOR_ABSENT_SECONDS): it keeps only what
+        it still has to deliver (seats, kept updates), not the game, the agents or the inputs seen."""
+        self.match = self.driver = None
+        self.seen = set()
+        self.echoes.clear()
+        self.meta = {}
+        self.timer_deadlines = {}
+        self.delivery.last_view = {}
+
     def close(self, over: GameOver) -> None:
         self.state = "closed"
         self.closed_at = time.monotonic()
         self.bot.scheduler.cancel_room(self.room_id)
         self.bot.store.close_room(self.room_id, over.status, over.results)
+        if self.bot.logs is not None:
+            self.bot.logs.hurry(self.room_id)  # the record of a finished game goes out now (operators download it)
         log.info("room %s: game over (%s)", self.room_id, over.status)

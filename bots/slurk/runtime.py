@@ -36,6 +36,7 @@ bot.run()            # = start() + wait until stop() or Ctrl-C
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from typing import Any, Optional
@@ -57,6 +58,19 @@ from .timers import Scheduler
 from tasks.core.protocol import TimerFired
 
 log = logging.getLogger(__name__)
+
+# Log events wait this long before they are posted: the replies people wait for reach Slurk first (bench/bench_slurk_speed.py).
+LOG_SHIP_DELAY = 0.25
+
+
+def log_ship_delay(env=os.environ) -> float:
+    """LOG_SHIP_DELAY, or BOT_LOG_DELAY (seconds) from the environment: the tests set 0 so that they can read a
+    room's log as soon as its game moved on (the delay itself has tests of its own)."""
+    try:
+        return max(0.0, float(env.get("BOT_LOG_DELAY", LOG_SHIP_DELAY)))
+    except ValueError:
+        return LOG_SHIP_DELAY
+MAX_RETIRED = 10_000  # finished rooms remembered (their late events are ignored)
 
 
 class SlurkAuthError(RuntimeError):
@@ -97,6 +111,8 @@ class SlurkBot:
         self._token = s.token
         self.rest = rest or SlurkREST(s.url, s.token, etag=s.etag)
         self.metrics = metrics or Metrics()
+        if getattr(self.rest, "on_request", "absent") is None:
+            self.rest.on_request = self.metrics.count_request
         self.store: Optional[RoomStore] = None
         self.scheduler: Optional[Scheduler] = None
         self.logs: Optional[LogShipper] = None
@@ -130,7 +146,7 @@ class SlurkBot:
         self.store = RoomStore(self.config.state_db, server=self.url, bot_user=self.user_id)
         predecessor_sid = self._acquire_lease()
         self.scheduler = Scheduler(self._timer_fired)
-        self.logs = LogShipper(self.rest, Outbox(self.store, self.url, self.user_id))
+        self.logs = LogShipper(self.rest, Outbox(self.store, self.url, self.user_id), ship_delay=log_ship_delay())
         self.pages = PageUpdates(self.rest, self.spec.state_element)
         self.thinking = ThinkingPool(self.llm_client, pacing=self.config.pacing)
         restored = []
@@ -392,6 +408,8 @@ class SlurkBot:
                 return False
             self._rooms.pop(worker.room_id, None)
             self._retired[worker.room_id] = worker.state
+            if len(self._retired) > MAX_RETIRED:  # the oldest are forgotten: a bot that runs for weeks stays flat
+                del self._retired[next(iter(self._retired))]
             return True
 
     def _timer_fired(self, room: int, name: str, token: int) -> None:

@@ -33,16 +33,27 @@ class Scheduler:
             entry = next(self._ids)
             self._current[(room, name)] = entry
             heapq.heappush(self._heap, (self._clock() + max(0.0, seconds), entry, room, name, token))
+            self._compact()
             self._cond.notify()
 
     def cancel(self, room: int, name: str) -> None:
         with self._cond:
             self._current.pop((room, name), None)
+            self._compact()
 
     def cancel_room(self, room: int) -> None:
         with self._cond:
             for key in [k for k in self._current if k[0] == room]:
                 del self._current[key]
+            self._compact()
+
+    def _compact(self) -> None:  # holding the lock
+        """Cancelled and replaced timers stay in the heap until their deadline (often the game's timeout, many
+        minutes away); once they are most of it, drop them, so a bot that plays thousands of games stays flat."""
+        if len(self._heap) > 64 and len(self._heap) > 2 * len(self._current):
+            live = set(self._current.values())
+            self._heap = [x for x in self._heap if x[1] in live]
+            heapq.heapify(self._heap)
 
     def pending(self, room: int) -> dict[str, float]:
         """name -> seconds left, for tests and diagnostics."""

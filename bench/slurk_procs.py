@@ -1,0 +1,157 @@
+"""Processes for the Slurk benches: a bot under test in its own process, and CPU / memory readings from /proc.
+
+`BotProcess("echo", ...)` runs `python -m bench.echo_bot`; `BotProcess("travel", ...)` runs `python -m bots serve
+travel` (two people per room, no agent, no pacing) with a temporary YAML config and SLURK_TOKEN in its environment
+(never argv). Our bot reports its metrics through BOT_METRICS_OUT (bots/slurk/serve.py: SIGUSR1 opens the
+measurement window, SIGTERM writes the JSON).
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from typing import Optional
+
+from bench.bench_runtime import _BOT_ENV_NAMES, _BOT_ENV_PREFIXES, REPO, _wait_for
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def cpu_seconds(pids) -> float:
+    """User + system CPU seconds of these processes (a process gone counts 0)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15 of stat)
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / _TICK
+
+
+def rss_mb(pid: int) -> Optional[float]:
+    try:
+        with open(f"/proc/{pid}/statm") as fh:
+            return int(fh.read().split()[1]) * _PAGE / 2 ** 20
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as fh:
+                    if int(fh.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(d))
+            except (OSError, IndexError, ValueError):
+                pass
+    return out
+
+
+def server_pids(port: Optional[int], explicit: Optional[str] = None) -> list[int]:
+    """The Slurk server's processes: SLURK_SERVER_PID and its children, or the gunicorn master bound to the port and
+    its workers. Empty when none is found (the CPU column is then left out)."""
+    roots = [int(explicit)] if explicit else []
+    if not roots and port:
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as fh:
+                    cmd = fh.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if "gunicorn" in cmd and f":{port}" in cmd:
+                roots.append(int(d))
+    pids = set(roots)
+    for r in roots:
+        pids.update(_children(r))
+    return sorted(pids)
+
+
+class BotProcess:
+    def __init__(self, kind: str, url: str, bot_id: int, bot_token: str, task: int, tmp: str,
+                 options: Optional[dict] = None):
+        import yaml
+
+        tag = f"{kind}-{task}"
+        self.kind = kind
+        self.metrics_out = os.path.join(tmp, f"{tag}-metrics.json")
+        self.log_path = os.path.join(tmp, f"{tag}-bot.log")
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(_BOT_ENV_PREFIXES) and k not in _BOT_ENV_NAMES}
+        env.update(SLURK_TOKEN=bot_token, PYTHONUNBUFFERED="1", BOT_PACING="off",
+                   PYTHONPATH=os.pathsep.join(x for x in (REPO, os.environ.get("PYTHONPATH")) if x))
+        if kind == "echo":
+            env.update(SLURK_URL=url, SLURK_USER_ID=str(bot_id), TASK_ID=str(task))
+            self.argv = [sys.executable, "-m", "bench.echo_bot"]
+            self.ready = "echo bot connected"
+        else:
+            config = os.path.join(tmp, f"{tag}.yaml")
+            with open(config, "w", encoding="utf-8") as fh:
+                yaml.safe_dump({"slurk": {"url": url, "user_id": bot_id, "task_id": task}, "person_seats": 2,
+                                "task_options": dict(options or {"turn_limit": 10 ** 6}),
+                                "state_db": os.path.join(tmp, f"{tag}.sqlite3")}, fh)
+            env.update(BOT_METRICS_OUT=self.metrics_out)
+            self.argv = [sys.executable, "-m", "bots", "serve", kind, "--config", config, "--log-level", "INFO"]
+            self.ready = "logged in to"
+        self.env = env
+        self.proc = None
+        self._log = None
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def start(self) -> None:
+        self._log = open(self.log_path, "w", encoding="utf-8")
+        self.proc = subprocess.Popen(self.argv, cwd=REPO, env=self.env, stdin=subprocess.DEVNULL, stdout=self._log,
+                                     stderr=subprocess.STDOUT)
+        try:
+            _wait_for(lambda: self.ready in self.read_log(), 30, f"the {self.kind} bot to connect", self.proc)
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}; log:\n{self.read_log()[-2000:]}") from None
+
+    def read_log(self) -> str:
+        try:
+            with open(self.log_path, encoding="utf-8", errors="replace") as fh:
+                return fh.read()
+        except OSError:
+            return ""
+
+    def open_window(self) -> None:
+        if self.kind == "echo":
+            return
+        marker = self.metrics_out + ".window"
+        self.proc.send_signal(signal.SIGUSR1)
+        _wait_for(lambda: os.path.exists(marker), 70, "the bot's measurement window", self.proc)
+
+    def finish(self) -> dict:
+        if self.kind == "echo":
+            return {}
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=60)
+        if not os.path.exists(self.metrics_out):
+            raise RuntimeError(f"the bot exited with status {self.proc.returncode} without metrics; log:\n"
+                               f"{self.read_log()[-2000:]}")
+        with open(self.metrics_out, encoding="utf-8") as fh:
+            return json.load(fh)
+
+    def close(self) -> None:
+        try:
+            if self.proc is not None and self.proc.poll() is None:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait(timeout=10)
+        finally:
+            if self._log is not None:
+                self._log.close()
