@@ -411,6 +411,9 @@ def main(argv: list[str]) -> int:
     if spec.name == "matrix-games" and options.get("trials") and not args.play:  # the paper's Tables 5-8 layout
         from tasks.matrix_games.evaluate import default_out, main_paper_table
         return main_paper_table(spec, agents, options, llm, args.seed, args.out or default_out(spec), brain_options)
+    if spec.name == "dond" and not args.play and not args.population and (args.games > 1 or options.get("data")):
+        from tasks.dond.evaluate import main_table  # the paper's Tables 9-18 layout: ours, "best", humans
+        return main_table(spec, agents, options, llm, args.games, args.seed, args.out, brain_options)
     out_dir = args.out or os.path.join("runs", f"{spec.name}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}")
 
     if args.population:

@@ -12,6 +12,7 @@ TASKS = {
     "mediation": "tasks.mediation.spec",
     "matrix-games": "tasks.matrix_games.spec",
     "asympuzl": "tasks.asympuzl.spec",
+    "dond": "tasks.dond.spec",
 }
 
 

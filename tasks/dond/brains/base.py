@@ -1,0 +1,163 @@
+"""What every Deal-or-No-Deal agent shares: it keeps its seat's view (always in its own frame: `mine` is what it
+would get) and the partner's unanswered lines, and decides once per new event (the game starts with it to move, the
+partner made, rejected or accepted an offer, or the partner wrote something). Subclasses implement `decide`, which
+returns (line or None, move or None); a move is ("accept",), ("reject", reason) or ("propose", split).
+
+Never stall, never spam: every partner event gets exactly one answer (one line and at most one move), the same line
+is never said twice (`fresh` rewords it or drops it), and an agent with nothing new to say stays quiet.
+"""
+from __future__ import annotations
+
+import random
+from typing import Optional, Sequence
+
+from tasks.core import Brain, ChatShown, View
+
+from .. import items as I
+
+
+def share_text(split: Sequence[int]) -> str:
+    """Plain English for one share, zeros left out: '2 books and 1 ball', 'nothing'."""
+    parts = [f"{n} {one if n == 1 else many}" for n, one, many in zip(split, I.ITEMS, I.PLURALS) if n]
+    if not parts:
+        return "nothing"
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+class DondBrain(Brain):
+    name = "dond"
+
+    def __init__(self, seat, seed=0, llm=None, options=None):
+        super().__init__(seat, seed, llm, options)
+        self.rng = random.Random(seed)
+        self.view: dict = {}
+        self.heard: list[str] = []      # the partner's lines since my last answer
+        self.said: set = set()          # every line I said (never repeat one)
+        self.pending = False            # something new to answer
+        self.started = False
+        self._seen_offers: list = []    # (by, mine, status) as last seen
+
+    # --- observing ----------------------------------------------------------------------------------------------
+    def observe(self, effect) -> None:
+        if isinstance(effect, View) and effect.seat == self.seat:
+            v = effect.data
+            offers = [(o["by"], tuple(o["mine"]), o["status"]) for o in v.get("offers") or []]
+            if not self.started:
+                self.started = True
+                self.new_game(v)
+                if v.get("first") == "me" and not offers:
+                    self.pending = True
+            old = self._seen_offers
+            for i, o in enumerate(offers):
+                before = old[i] if i < len(old) else None
+                if o[0] == "partner" and before is None:
+                    self.pending = True                       # a new partner offer
+                elif o[0] == "me" and before is not None and before[2] != o[2] and o[2] in ("rejected", "accepted"):
+                    self.pending = True                       # the partner answered my offer
+            self._seen_offers = offers
+            self.view = v
+            self.saw_view(v)
+        elif isinstance(effect, ChatShown) and effect.seen_by(self.seat):
+            if effect.seat != self.seat:
+                self.heard.append(effect.text)
+                self.pending = True
+                self.heard_line(effect.text)
+            else:
+                self.said.add(effect.text.strip().lower())
+
+    # --- view helpers (own frame) -------------------------------------------------------------------------------
+    @property
+    def counts(self) -> tuple:
+        return tuple(self.view["counts"])
+
+    @property
+    def values(self) -> tuple:
+        return tuple(self.view["values"])
+
+    def u(self, split: Sequence[int]) -> int:
+        return I.utility(split, self.values)
+
+    def ef_for_me(self, split: Sequence[int]) -> bool:
+        return I.envy_free_for(self.counts, split, self.values)
+
+    def open_offer(self) -> Optional[tuple]:
+        """The partner's standing offer as what I would get, or None."""
+        for o in reversed(self.view.get("offers") or []):
+            if o["by"] == "partner" and o["status"] == "open":
+                return tuple(o["mine"])
+        return None
+
+    def my_open_offer(self) -> Optional[tuple]:
+        for o in reversed(self.view.get("offers") or []):
+            if o["by"] == "me" and o["status"] == "open":
+                return tuple(o["mine"])
+        return None
+
+    def offers_by(self, who: str) -> list[tuple]:
+        return [tuple(o["mine"]) for o in self.view.get("offers") or [] if o["by"] == who]
+
+    def rounds_left(self) -> int:
+        """Rounds after the one of the last move (0 or 1: the rounds are nearly out)."""
+        if self.view.get("last_round"):
+            return 0
+        return int(self.view.get("max_rounds", 20)) - int(self.view.get("round", 1))
+
+    def deal_text(self, split: Sequence[int]) -> str:
+        """'I take 2 books and the ball, you get 1 book and 2 hats' (split = what I take)."""
+        return f"I take {share_text(split)}, you get {share_text(I.rest(self.counts, split))}"
+
+    def fresh(self, *options: Optional[str]) -> Optional[str]:
+        """The first option not said before (case-insensitive), else None."""
+        for text in options:
+            if text and text.strip().lower() not in self.said:
+                return text
+        return None
+
+    # --- hooks ---------------------------------------------------------------------------------------------------
+    def new_game(self, view: dict) -> None:
+        """The first view of the game."""
+
+    def saw_view(self, view: dict) -> None:
+        """Every view (after `self.view` is set)."""
+
+    def heard_line(self, text: str) -> None:
+        """One partner line, as it arrives."""
+
+    def decide(self) -> tuple[Optional[str], Optional[tuple]]:
+        return None, None
+
+    # --- acting -------------------------------------------------------------------------------------------------
+    def act(self):
+        v = self.view
+        if not v or v.get("phase") != "negotiating" or not self.pending:
+            return []
+        self.pending = False
+        line, move = self.decide()
+        self.heard = []
+        if move and move[0] == "accept":
+            # Accepting ends the game; alone, it is also the one move that still counts after the last round.
+            return self.move_inputs(move)
+        out = []
+        if line:
+            self.said.add(line.strip().lower())
+            out.append(self.say(line))
+        if move:
+            out.extend(self.move_inputs(move, first=not out))
+        return out
+
+    def move_inputs(self, move: tuple, first: bool = True) -> list:
+        kind = move[0]
+        if kind == "accept":
+            return [self.command("accept", first=first)]
+        if kind == "reject":
+            return [self.command("reject", *(move[1] or "").split(), first=first)]
+        # A counter-offer rejects the partner's standing offer first (the game keeps it standing otherwise), so the
+        # partner hears why: "not fair" (it leaves me envious, the paper's R1) or "we can do better" (R2).
+        out = []
+        if self.open_offer() is not None:
+            reason = "not fair" if not self.ef_for_me(self.open_offer()) else "we can do better"
+            out.append(self.command("reject", *reason.split(), first=first))
+            first = False
+        split = move[1]
+        out.append(self.command("propose", *(f"{p}={n}" for p, n in zip(I.PLURALS, split)), first=first))
+        return out

@@ -1,0 +1,40 @@
+"""Deal or No Deal (Lewis et al. 2017; Hua et al.'s "Game-theoretic LLM" §5) as a task of the bot suite."""
+from tasks.core import CliOption, TaskSpec
+
+from . import metrics
+from .brains import BRAINS
+from .game import DondGame
+
+DEFAULT = "bayes" if "bayes" in BRAINS else next(iter(BRAINS))
+
+SPEC = TaskSpec(
+    name="dond",
+    title="Deal or No Deal",
+    game_class=DondGame,
+    brains=dict(BRAINS),
+    default_brains=(DEFAULT, DEFAULT),
+    summarize=metrics.summarize,
+    per_game_columns=("deal", "alice_score", "bob_score", "total", "pareto_optimal", "envy_free", "ef_po", "rounds",
+                      "best_total", "l1", "source", "line", "end"),
+    roles={"alice": "Alice (moves first)", "bob": "Bob"},
+    condition_keys=("hard",),
+    cli_options=(
+        CliOption("--data", "data", str, "play the released DND test split: a path to deal_no_deal_test.txt, or "
+                  "'default' ($DOND_DATA, else ../shared/data/dond/deal_no_deal_test.txt); with --games N the "
+                  "first N selected instances, else all of them"),
+        CliOption("--hard", "hard", str, "only the reference's hard cases with L1 distance <= d, e.g. L1<=4 "
+                  "(duplicates, all-even counts and 'maximum covered' removed; generated instances too)"),
+        CliOption("--max-rounds", "max_rounds", int, "rounds before the game ends without a deal (default 20)"),
+        CliOption("--ef-only", "ef_only", str, "released data: only instances with an envy-free split, as the paper "
+                  "(default true)", ("true", "false")),
+    ),
+    renderer="tasks.dond.render:render_view",
+    layout="dond.json",
+    plugins=("dond.js", "dond.css"),
+    state_element="dond-state",
+    description=(
+        "Alice and Bob divide books, hats and balls (5-7 items). Each has private values for the items (0-10 each, "
+        "all items worth 10 to each of them) and sees only their own. They chat and make offers (/propose what "
+        "they get, /accept, /reject); a deal is made when one accepts the other's standing offer; without a deal "
+        "within 20 rounds both score 0."),
+)
