@@ -31,10 +31,9 @@ import sys
 import tempfile
 import threading
 import time
-from urllib.parse import urlparse
 
-from bench.bench_runtime import _recv, _run_double
-from bench.slurk_procs import BotProcess, cpu_seconds, server_pids
+from bench.bench_runtime import _recv
+from bench.slurk_procs import BotProcess, cpu_seconds, slurk_server
 
 BOT_PERMS = {"api": True, "send_message": True, "send_html_message": True, "send_privately": True,
              "send_command": True}
@@ -224,42 +223,19 @@ def _measure(ctx, url, rest, admin_layout, kind, k, seconds, think, tmp, srv_pid
 
 
 def run(rooms_list=(1, 10, 50), seconds=20.0, think=1.0, rounds=1, out=sys.stdout) -> list[dict]:
-    from tests.slurk_double.client import DEFAULT_LAYOUT, SlurkRest
+    from tests.slurk_double.client import DEFAULT_LAYOUT
 
-    real_url, real_token = os.environ.get("SLURK_TEST_URL"), os.environ.get("SLURK_TEST_ADMIN_TOKEN")
     ctx = mp.get_context("spawn")
-    double = parent = None
     started = time.monotonic()
     rows: list[dict] = []
-    try:
-        if real_url and real_token:
-            url, rest = real_url.rstrip("/"), SlurkRest(real_url, real_token)
-            srv_pids = server_pids(urlparse(url).port, os.environ.get("SLURK_SERVER_PID"))
-            where = f"real Slurk at {url}"
-        else:
-            parent, child = ctx.Pipe()
-            double = ctx.Process(target=_run_double, args=(child,), daemon=True)
-            double.start()
-            url = _recv(parent, 60, "the double to start")
-            rest, srv_pids = SlurkRest(url), [double.pid]
-            where = "the Slurk test double"
-        with tempfile.TemporaryDirectory() as tmp:
-            for r in range(rounds):
-                for k in rooms_list:
-                    # alternate the order between rounds so neither bot always runs on a warmer server
-                    for kind in (("echo", "travel") if r % 2 == 0 else ("travel", "echo")):
-                        row = _measure(ctx, url, rest, DEFAULT_LAYOUT, kind, k, seconds, think, tmp, srv_pids)
-                        row["round"] = r
-                        rows.append(row)
-    finally:
-        if double is not None:
-            try:
-                parent.send("stop")
-            except OSError:
-                pass
-            double.join(timeout=30)
-            if double.is_alive():
-                double.terminate()
+    with slurk_server(ctx) as (url, rest, srv_pids, where), tempfile.TemporaryDirectory() as tmp:
+        for r in range(rounds):
+            for k in rooms_list:
+                # alternate the order between rounds so neither bot always runs on a warmer server
+                for kind in (("echo", "travel") if r % 2 == 0 else ("travel", "echo")):
+                    row = _measure(ctx, url, rest, DEFAULT_LAYOUT, kind, k, seconds, think, tmp, srv_pids)
+                    row["round"] = r
+                    rows.append(row)
     _table(rows, rooms_list, where, seconds, think, rounds, time.monotonic() - started, out)
     return rows
 

@@ -16,17 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
-import os
 import sys
 import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from urllib.parse import urlparse
 
-from bench.bench_runtime import _recv, _run_double
-from bench.slurk_procs import BotProcess, cpu_seconds, rss_mb, server_pids
+from bench.slurk_procs import BotProcess, cpu_seconds, rss_mb, slurk_server
 
 PERSON_PERMS = {"send_message": True, "send_command": True, "send_privately": True}
 BOT_PERMS = {"api": True, "send_message": True, "send_html_message": True, "send_privately": True,
@@ -116,24 +112,9 @@ def play_one(url, rest, layout, task, n, linger: float = 1.0) -> bool:
 def run(games=1000, parallel=10, marks=(250, 500, 1000), out=sys.stdout) -> dict:
     from bots.layouts import build_layout
     from tasks import get_task
-    from tests.slurk_double.client import SlurkRest
 
-    real_url, real_token = os.environ.get("SLURK_TEST_URL"), os.environ.get("SLURK_TEST_ADMIN_TOKEN")
-    ctx = mp.get_context("spawn")
-    double = parent = None
     t_start = time.monotonic()
-    try:
-        if real_url and real_token:
-            url, rest = real_url.rstrip("/"), SlurkRest(real_url, real_token)
-            srv = server_pids(urlparse(url).port, os.environ.get("SLURK_SERVER_PID"))
-            where = f"real Slurk at {url}"
-        else:
-            parent, child = ctx.Pipe()
-            double = ctx.Process(target=_run_double, args=(child,), daemon=True)
-            double.start()
-            url = _recv(parent, 60, "the double to start")
-            rest, srv = SlurkRest(url), [double.pid]
-            where = "the Slurk test double"
+    with slurk_server() as (url, rest, srv, where):
         layout = rest.create_layout(build_layout(get_task("travel")))
         task = rest.create_task(f"soak-{int(time.time() * 1000)}", 2, layout)
         bot_id, bot_token = rest.provision_user("SoakBot", BOT_PERMS)
@@ -160,15 +141,6 @@ def run(games=1000, parallel=10, marks=(250, 500, 1000), out=sys.stdout) -> dict
                 server_cpu = (cpu_seconds(srv) - cpu0) / max(1, played) if srv else None
             finally:
                 bot.close()
-    finally:
-        if double is not None:
-            try:
-                parent.send("stop")
-            except OSError:
-                pass
-            double.join(timeout=30)
-            if double.is_alive():
-                double.terminate()
     ks = sorted(rss)
     first, last = ks[1] if len(ks) > 1 else ks[0], ks[-1]
     per_game = (rss[last] - rss[first]) / (last - first) * 1024 if last > first else None

@@ -7,14 +7,17 @@ measurement window, SIGTERM writes the JSON).
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import multiprocessing as mp
 import os
 import signal
 import subprocess
 import sys
-from typing import Optional
+from typing import Iterator, Optional
+from urllib.parse import urlparse
 
-from bench.bench_runtime import _BOT_ENV_NAMES, _BOT_ENV_PREFIXES, REPO, _wait_for
+from bench.bench_runtime import _BOT_ENV_NAMES, _BOT_ENV_PREFIXES, REPO, _recv, _run_double, _wait_for
 
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -73,6 +76,50 @@ def server_pids(port: Optional[int], explicit: Optional[str] = None) -> list[int
     for r in roots:
         pids.update(_children(r))
     return sorted(pids)
+
+
+@contextlib.contextmanager
+def slurk_server(ctx=None) -> Iterator[tuple]:
+    """(url, admin REST helper, server pids for CPU readings, description): the real Slurk named by SLURK_TEST_URL /
+    SLURK_TEST_ADMIN_TOKEN (the conformance tests' variables), or the test double in a child process."""
+    from tests.slurk_double.client import SlurkRest
+
+    real_url, real_token = os.environ.get("SLURK_TEST_URL"), os.environ.get("SLURK_TEST_ADMIN_TOKEN")
+    if real_url and real_token:
+        url = real_url.rstrip("/")
+        yield (url, SlurkRest(url, real_token), server_pids(urlparse(url).port, os.environ.get("SLURK_SERVER_PID")),
+               f"real Slurk at {url}")
+        return
+    ctx = ctx or mp.get_context("spawn")
+    parent, child = ctx.Pipe()
+    double = ctx.Process(target=_run_double, args=(child,), daemon=True)
+    double.start()
+    try:
+        url = _recv(parent, 60, "the double to start")
+        yield url, SlurkRest(url), [double.pid], "the Slurk test double"
+    finally:
+        try:
+            parent.send("stop")
+        except OSError:
+            pass
+        double.join(timeout=30)
+        if double.is_alive():
+            double.terminate()
+
+
+def stop_process(proc, log_file=None) -> None:
+    """Terminate a child (kill it after 30 s) and close its log file."""
+    try:
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+    finally:
+        if log_file is not None:
+            log_file.close()
 
 
 class BotProcess:
@@ -144,14 +191,4 @@ class BotProcess:
             return json.load(fh)
 
     def close(self) -> None:
-        try:
-            if self.proc is not None and self.proc.poll() is None:
-                self.proc.terminate()
-                try:
-                    self.proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    self.proc.kill()
-                    self.proc.wait(timeout=10)
-        finally:
-            if self._log is not None:
-                self._log.close()
+        stop_process(self.proc, self._log)
