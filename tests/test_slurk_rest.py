@@ -210,3 +210,16 @@ def test_write_with_a_non_api_token_is_401(slurk_server):
         weak.create_permissions(api=True)
     assert err.value.status == 401
     assert token["id"] not in str(err.value)
+
+
+def test_proxies_from_the_environment_are_resolved_once(monkeypatch):
+    """requests would read the whole environment on every call; the client resolves proxies once, still honouring
+    HTTP(S)_PROXY and NO_PROXY as given when it was made."""
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.example:3128")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    rest = SlurkREST("http://slurk.example:5000", "t")
+    assert rest.session.trust_env is False
+    assert rest.session.proxies.get("http") == "http://proxy.example:3128"
+    monkeypatch.setenv("NO_PROXY", "slurk.example")
+    assert "http" not in SlurkREST("http://slurk.example:5000", "t").session.proxies

@@ -349,7 +349,8 @@ class RoomLanes:
                     else:
                         del self._jobs[room]
                         self._busy.discard(room)
-                    self._cond.notify_all()
+                    if not self._pending:
+                        self._cond.notify_all()  # drain() waits for this; waking every thread per job is costly
 
 
 class LogShipper(OutboxShipper):

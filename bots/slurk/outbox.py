@@ -219,6 +219,7 @@ class OutboxShipper:
         self._ready: "collections.deque[int]" = collections.deque()  # rooms whose first event may go now
         self._sleeping: list = []  # heap of (due, room): rooms waiting after a transient failure
         self._due: dict[int, float] = {}  # room -> its current due time (entries in _sleeping that differ are stale)
+        self._failing = 0  # rooms whose first event waits after a failure (not just out its ship delay)
         self._busy: set[int] = set()  # rooms that are ready, sleeping or being shipped
         self._count = 0
         self._leftover = 0
@@ -418,6 +419,8 @@ class OutboxShipper:
                 outcome, log_id = "dropped", None
             with self._cond:
                 if outcome == "retry":
+                    if e.attempts == 1:
+                        self._failing += 1
                     due = time.monotonic() + backoff(e.attempts, self.base_delay, self.max_delay)
                     self._due[room] = due
                     heapq.heappush(self._sleeping, (due, room))
@@ -430,11 +433,13 @@ class OutboxShipper:
                     self._acked[room] = max(self._acked.get(room, 0), int(log_id))
                 queue = self._queues[room]
                 queue.popleft()
+                if e.attempts:
+                    self._failing -= 1
                 self._count -= 1
                 self._leftover -= e.leftover
                 if outcome == "accepted":
                     self.accepted += 1
-                    if self._due:  # Slurk answers again: rooms that failed before this request try again now
+                    if self._failing:  # Slurk answers again: rooms that failed before this request try again now
                         self._wake_sleepers(time.monotonic(), before=started)
                 else:
                     self.dropped += 1

@@ -9,6 +9,7 @@ log line or an error.
 from __future__ import annotations
 
 import logging
+import os
 import re
 from typing import Any, Callable, Optional
 
@@ -84,6 +85,13 @@ class SlurkREST:
         self.on_request: Optional[Callable[[str], None]] = None  # counts requests by kind (the speed bench)
         self.timeout = timeout
         self.session = requests.Session()
+        # Proxies and CA bundle from the environment are resolved once here, not on every request (requests reads
+        # the whole environment per call otherwise: a large share of the bot's CPU per input).
+        self.session.proxies.update(requests.utils.get_environ_proxies(self.api))
+        bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+        if bundle:
+            self.session.verify = bundle
+        self.session.trust_env = False
         adapter = HTTPAdapter(pool_connections=4, pool_maxsize=pool_size)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
