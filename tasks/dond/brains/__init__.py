@@ -7,3 +7,9 @@ BRAINS = {"bayes": BayesBrain, "greedy": GreedyBrain, "fair-split": FairSplitBra
 
 __all__ = ["BRAINS", "GreedyBrain", "FairSplitBrain", "BayesBrain"]
 
+# The paper's LLM agents (llm_brain.py, llm_workflow.py); both fall back visibly to `bayes` when the model fails.
+from .llm_brain import LLMBrain  # noqa: E402
+from .llm_workflow import LLMWorkflowBrain  # noqa: E402
+
+BRAINS["llm"] = LLMBrain
+BRAINS["llm-workflow"] = LLMWorkflowBrain
