@@ -138,3 +138,29 @@ def test_cli_refuses_llm_agents_without_an_llm(monkeypatch):
     with pytest.raises(SystemExit, match="needs an LLM"):
         main(["planning", "--agents", "simuser,llm"])
 
+
+
+def test_a_reject_that_comes_before_its_reason_gets_a_question_then_a_new_plan():
+    """A person clicks Reject, then types why: the planner asks instead of guessing a plan the reason overturns."""
+    from tasks.core import Chat, Command, Join, MatchDriver, SeatInfo, TimerConfig, build_match
+    seats = {"user": SeatInfo("person", "user"), "assistant": SeatInfo("agent", "assistant", "planner")}
+    match, brains = build_match(SPEC, 2, seats, options={"turns": "free"},
+                                timers=TimerConfig(join_timeout=None, inactivity=None, partner_left_grace=None))
+    driver = MatchDriver(match, brains, clock=lambda: 1.0)
+    list(driver.open())
+
+    def moves(inp):
+        out = []
+        for batch in driver.feed(inp):
+            out += [e for e in batch if type(e).__name__ == "LogEvent" and e.event == "game_input"
+                    and e.data["input"].get("seat") == "assistant"]
+        return [e.data["input"] for e in out]
+
+    moves(Join("user", 1.0))
+    first = moves(Chat("user", "i love parks and vegan food, that's all, you choose", t=1.0))
+    assert any(m.get("name") == "propose" for m in first), first
+    asked = moves(Command("user", "reject", (), t=1.0))
+    assert asked and all(m.get("name") != "propose" for m in asked), asked
+    assert any("change" in (m.get("text") or "") for m in asked)
+    again = moves(Chat("user", "that's way too far, places close together please", t=1.0))
+    assert [m for m in again if m.get("name") == "propose"], again

@@ -9,7 +9,7 @@ from tasks import get_task
 from tasks.core import Chat, Command, MatchDriver, SeatInfo, TimerConfig, build_match
 from tasks.planning import generator
 from tasks.planning.brains import language
-from tasks.planning.brains.belief import Belief
+from tasks.planning.brains.belief import PRIOR_MEAN, Belief
 
 SPEC = get_task("planning")
 INST = generator.generate(3)
@@ -114,3 +114,61 @@ def test_whether_missing_a_place_costs_follows_the_wording():
     b = Belief(SITES, {"distance": "haversine"})
     b.learn(language.read(f"i heard good things about {name}", SITES))
     assert [p["penalize"] for p in b.prefs.values() if p["kind"] == "want_to_go"] == [False]
+
+
+def _one(text, key):
+    return [(m.good, m.bad, m.strength) for m in language.read(text, SITES) if m.kind == "feature" and m.key == key]
+
+
+def test_negations_ratings_prices_and_travel_people_write():
+    assert _one("I didn't mention this before, but I despise live music", "live music")[0][0] == [False]
+    assert _one("I don't really like touristy areas", "touristy")[0][0] == [False]
+    # a negation ends where a new question starts ("not travel much, any places for kids?")
+    got = language.read("let's try to not travel much, any good places for kids or outdoor seating", SITES)
+    assert {(m.key, tuple(m.good)) for m in got if m.kind == "feature"} == {("good for kids", (True,)),
+                                                                              ("outdoor seating", (True,))}
+    assert _one("I don't like much of that, can we go somewhere with outdoor seating",
+                "outdoor seating")[0][0] == [True]
+    park = next(s["name"] for s in SITES if s["etype"] == "park")
+    assert _one(f"{park} is decent but is not that good for kids", "good for kids")[0][0] == [True]
+    for text in ("options with ratings above 4.5", "i only want 4.5 rated spots", "4.5 stars please"):
+        assert _one(text, "rating")[0][0] == [4.5, 5], text  # the full stop inside 4.5 ends no sentence
+    assert not _one("it's a little outside of my budget", "outdoor seating")
+    assert _one("we love sitting outside", "outdoor seating")
+    assert [m.budget for m in language.read("a place 25 or below", SITES) if m.kind == "budget"] == [25]
+    assert [m.strength for m in language.read("the travel distance isnt too bad for me", SITES)
+            if m.kind == "distance"][0] < 3
+
+
+def test_under_the_original_rules_parking_and_takeout_weigh_nothing():
+    """The release's misspelt keys never score under the original rules (public: in every seat's view)."""
+    original = Belief(SITES, {"distance": "degrees", "keys": "original"})
+    original.learn(language.read("i need parking and i prefer takeout, and vegan food", SITES))
+    assert {k[1] for k in original.prefs if k[0] == "feature"} == {"vegan options"}
+    assert ("feature", "has parking") in original.heard  # heard: no need to ask again
+    assert not any(p.get("key") in ("has parking", "has takeout") for p in original.prior_prefs())
+    fixed = Belief(SITES, {"distance": "haversine", "keys": "fixed"})
+    fixed.learn(language.read("i need parking and i prefer takeout, and vegan food", SITES))
+    assert {k[1] for k in fixed.prefs if k[0] == "feature"} == {"has parking", "has takeout", "vegan options"}
+
+
+def test_the_wording_of_people_in_a_dialogue_taken_over_carries_no_weight():
+    """A person sees the preference texts only, never the weights: in a replayed human dialogue "a must" and
+    "would be nice" weigh the same (the generator's mean); the simulated user's own wording keeps its strength."""
+    lines = [Chat("user", "vegan food is a must for me. a view would be nice, not a big deal", t=1.0),
+             Chat("assistant", "ok!", t=1.0)]
+
+    def weights(take_over):
+        seats = {"user": SeatInfo("agent", "user", "simuser"), "assistant": SeatInfo("agent", "assistant", "planner")}
+        match, brains = build_match(SPEC, 3, seats, options={"turns": "free"}, instance=INST, timers=NO_TIMERS)
+        driver = MatchDriver(match, brains, clock=lambda: 1.0)
+        driver.replay(lines)
+        if take_over:
+            driver.wake()  # the agents take over the human dialogue
+        planner = brains["assistant"]
+        planner.act()
+        return {k[1]: p["weight"] for k, p in planner.belief.prefs.items() if k[0] == "feature"}
+
+    live, replayed = weights(False), weights(True)
+    assert live["vegan options"] > live["viewpoint"]
+    assert replayed["vegan options"] == replayed["viewpoint"] == round(PRIOR_MEAN)

@@ -105,6 +105,9 @@ class MatchDriver:
         may end on a refused move that woke nobody)."""
         for seat in self.brains:
             self._woken[seat] = True
+            hook = getattr(self.brains[seat], "take_over", None)  # optional: a brain told that it takes over
+            if callable(hook):
+                hook()
 
     def run(self, inputs: Iterable[Input] = ()) -> list[Effect]:
         """Convenience for local play and tests: handle inputs and all brain reactions, return every effect."""

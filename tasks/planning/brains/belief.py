@@ -25,6 +25,13 @@ DISTANCE_PRIOR = -5
 PRIOR_WEIGHT = 1.0
 BUDGETS = tuple(range(30, 100, 10))
 TYPES = ("restaurant", "bar", "cafe", "museum", "landmark", "park", "shop")
+# A person sees the preference texts only, never the weights (the generator draws them uniformly from 1..10 and
+# independently of the wording): how strongly a person words a wish tells nothing about its weight, so what people
+# said in a replayed dialogue weighs the generator's mean. (The simulated user knows its weights and words them.)
+PRIOR_MEAN = 5.5
+# Under the original rules the release's misspelt template keys (has_parking, has_takeout) never score: the game's
+# rules are public (every seat's view), so the planner gives those features no weight there.
+NEVER_SCORE_ORIGINAL = ("has parking", "has takeout")
 SCALE = 10  # the argmax weighs fractional priors exactly: every weight x 10 (integers, as the scorer wants)
 
 
@@ -48,14 +55,24 @@ class Belief:
             return ("at_least_one", m.etype, m.good == [False])
         return (m.kind,)
 
-    def learn(self, mentions: list[Mention], reaction: bool = False) -> int:
-        """Fold mentions in; `reaction`: said about a proposal, so what they name matters more. Returns how many
-        keys were new."""
+    def _never_scores(self, key: str) -> bool:
+        return self.rules.get("keys") == "original" and key in NEVER_SCORE_ORIGINAL
+
+    def learn(self, mentions: list[Mention], reaction: bool = False, person: bool = False) -> int:
+        """Fold mentions in; `reaction`: said about a proposal, so what they name matters more; `person`: said by a
+        person in a replayed dialogue (the wording carries no weight: see PRIOR_MEAN). Returns how many keys were
+        new."""
         new = 0
         bumped: set = set()
         now: dict = {}  # key -> strongest wording in this message (a key said twice keeps the stronger)
         for m in mentions:
             k = self._key(m)
+            if m.kind == "feature" and self._never_scores(m.key):
+                self.heard.add(k)  # heard (no need to ask), but worth nothing under these rules
+                continue
+            # "i don't mind travel" and a short yes's weak hint keep their strength
+            if person and not m.hint and not (m.kind == "distance" and m.strength < PRIOR_MEAN / 2):
+                m.strength = PRIOR_MEAN
             if m.neutral:
                 if k != ("distance",):
                     self.prefs.pop(k, None)
@@ -111,7 +128,7 @@ class Belief:
         heard_kinds = {k[0] for k in self.heard}
         out = []
         for key, tmpl in OWN_TEMPLATES.items():
-            if key in heard_features or tmpl["generate"] != "fixed":
+            if key in heard_features or tmpl["generate"] != "fixed" or self._never_scores(key):
                 continue
             for t in tmpl["prefs"]:
                 bad, good = t["value_sets"]

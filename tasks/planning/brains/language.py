@@ -59,7 +59,8 @@ DISTANCE_WORDS = ["far", "further", "farther", "far away", "travel", "travelling
                   "nearby", "near each other", "close to each other", "short trips", "driving around", "miles",
                   "spread out", "commute", "close by"]
 NEG = re.compile(r"\b(not (?:a |the )?(?:big |huge )?fans? of|no fan of|nowhere|"  # "not a fan of X": the X
-                 r"no|not|non|don'?t|dont|never|avoid|without|hate|dislikes?|can'?t stand|cant stand|rather not|"
+                 r"no|not|non|don'?t|dont|never|avoid|without|hate|despise|detest|loathe|dislikes?|can'?t stand|"
+                 r"cant stand|rather not|"
                  r"skip|nothing|none|less|aren'?t|isn'?t|keen to avoid|stay away|not into|not keen|no more)\b")
 NEUTRAL = re.compile(r"(don'?t|dont|do not) (really )?(care|mind)|doesn'?t matter|not important|no preference|"
                      r"either way|whatever|don'?t have (a|any) preference|fine either")
@@ -86,7 +87,9 @@ DESCRIBES = re.compile(r"^\s*(that|this|it|which|there)( place| one)?( i|'| )s?\
 SOFT = re.compile(r"(,?\s*but )?(places )?without (it|them) (are|is) (fine|ok|okay)( too)?|fine if not|ok if not|"
                   r"okay if not|not a must")
 COMPLAINT = re.compile(r"\b(has|have|had|with) no\b|does ?n'?t have|doesn'?t offer|\blacks?\b|bad for (?!me)|"
-                       r"not good for|isn'?t good for|not great for")
+                       r"(not|isn'?t) (that |very |so |really |particularly |too )?(good|great) for")
+# "is not that good for kids", with or without the place named: said of a place, so the feature is wanted
+NOT_GOOD_FOR = re.compile(r"\b(not|isn'?t) (that |very |so |really |particularly |too )?(good|great) for\b")
 LIKE = re.compile(r"\b(like|love|enjoy|happy with|prefer|fan of|want)\b")
 ENOUGH = re.compile(r"\b(that'?s (about )?(it|all)|nothing else|you (choose|pick|decide)|up to you|sounds good|"
                     r"that is all|all i can think|no other)\b")
@@ -105,6 +108,7 @@ class Mention:
     etype: Optional[str] = None
     describes: bool = False         # said about a named place ("X has live music"): never flips a known wish
     penalize: Optional[bool] = None  # a wish for a place: does missing it cost? None = not said
+    hint: bool = False              # a short yes taking up a question or proposal: a weak hint, its own strength
 
 
 def _norm(text: str) -> str:
@@ -160,8 +164,13 @@ MEATLESS = re.compile(r"\b(don'?t|dont|do not|never|no longer) eat(ing)? meat\b|
 
 def clauses(text: str) -> list[str]:
     text = MEATLESS.sub("vegetarian", text.lower())
-    parts = re.split(r"[.;!?\n/]+|,?\s+but\s+|\s+though\s+|\s+however\s+|,\s*and\s+|,\s*(?=(?:what|how) about\b)|"
-                     r",\s*(?=(?:and\s+)?(?:no|not|also|plus|i)\b)", text)
+    # a new clause: a full stop (not the one in "4.5 stars"), "but", ", and", "what about", ", any ..." and
+    # ", can we ..." (a new question or request), "and i ..."
+    parts = re.split(r"[;!?\n/]+|(?<!\d)\.+|\.+(?!\d)|,?\s+but\s+|\s+though\s+|\s+however\s+|,\s*and\s+|"
+                     r",\s*(?=(?:what|how) about\b)|"
+                     r",\s*(?=(?:and\s+)?(?:no|not|also|plus|i)\b)|,\s*(?=any(?:thing|where|one)?\b)|"
+                     r",\s*(?=(?:can|could|would|will|lets|let's|please|maybe) (?:we|you|i|us|just|add|try)\b)|"
+                     r"\s+and\s+(?=i\s)", text)
     return [_norm(p) for p in parts if p and p.strip()]
 
 
@@ -186,7 +195,8 @@ def read(text: str, sites: list) -> list[Mention]:
         against = bool(SITE_NEG.search(c))
         # "X has no vegan options": avoid X, and vegan options are wanted (without a named place, "a restaurant
         # that doesn't have live music" is a plain wish against the feature)
-        lacking = bool(COMPLAINT.search(c)) and (bool(hit) or bool(PLACE_LACKS.search(c)))
+        lacking = (bool(COMPLAINT.search(c)) and (bool(hit) or bool(PLACE_LACKS.search(c)))
+                   or bool(NOT_GOOD_FOR.search(c)))
         describes = (bool(hit) or bool(DESCRIBES.search(c))) and not LIKE.search(c) and not neg
         if hit and not neutral and (lacking or not (against and about_feature)):
             # "X is bad for me: no parking" is about parking, not about X
@@ -199,6 +209,8 @@ def read(text: str, sites: list) -> list[Mention]:
         # budget
         m = re.search(r"\$\s*(\d{1,4})|(\d{1,4})\s*(dollars|bucks|usd)|(?:budget|under|below|less than|max|over|"
                       r"spend|spending|up to)\D{0,12}?(\d{2,4})", c)
+        # "a place 25 or below": a price cap said without a dollar sign
+        m = m or re.search(r"()()()(?<![\d.])(\d{2,4})\s+(?:or (?:below|less|under|cheaper)|and under)\b", c)
         if m or re.search(r"\b(budget|cheap|expensive|pricey|afford)\b", c):
             b = next((int(g) for g in (m.group(1), m.group(2), m.group(4)) if g), None) if m else None
             if b is None and re.search(r"\b(tight|cheap|low|small|limited|too expensive|too pricey)\b", c):
@@ -208,7 +220,8 @@ def read(text: str, sites: list) -> list[Mention]:
         # travel distance
         said = any(m.kind == "distance" for m in out[start:])
         if any(_has(c, w) for w in DISTANCE_WORDS) and not found_site and not said:
-            lenient = neutral or re.search(r"\b(don'?t mind|ok with|fine with|happy to)\b", c)
+            lenient = neutral or re.search(r"\b(don'?t mind|ok with|fine with|happy to|(isn'?t|not) (too |that |so )?"
+                                           r"bad|not a (big )?(problem|issue|concern)|no problem)\b", c)
             out.append(Mention("distance", 2.0 if lenient else st, neutral=False))
         # categories (cuisine, ambience, drinks)
         cat_hit = False
@@ -220,7 +233,9 @@ def read(text: str, sites: list) -> list[Mention]:
                     out.append(Mention("feature", st, neutral, key=key, good=[] if local_neg else [value],
                                        bad=[value] if local_neg else []))
         # rating
-        r = re.search(r"(\d(?:\.\d)?)\s*(?:\+|stars?|star|or more|and up|or higher|or above)", c)
+        r = re.search(r"(\d(?:\.\d)?)\s*(?:\+|stars?|star|or more|and up|or higher|or above|-?\s*rated)", c) or \
+            re.search(r"\b(?:rated|ratings?|reviews?|stars?)\s+(?:of\s+)?(?:above|over|at least|minimum(?: of)?|min|"
+                      r"of)\s+(\d(?:\.\d)?)\b", c)
         if r or any(_has(c, w) for w in ("rated", "rating", "ratings", "reviews", "reviewed")):
             thr = float(r.group(1)) if r else 4.0
             thr = min(5.0, max(3.0, thr))
@@ -233,6 +248,8 @@ def read(text: str, sites: list) -> list[Mention]:
                 continue
             if key == "has parking" and re.search(r"\bpark(s)?\b(?! the car)", c) and "parking" not in c:
                 continue
+            if w == "outside" and re.search(r"\boutside (of|my|the|our)\b", c):
+                continue  # "a little outside of my budget": not about sitting outside
             # "hidden spots", "no tourist traps", "too loud": against the feature whatever the negation says
             flip = any(p in c for p, k in NEGATIVE_PHRASES.items() if k == key)
             positive = True if lacking else False if flip else not (neg and _negated_near(c, [w]))
@@ -284,8 +301,10 @@ def _negated_near(clause: str, words: list[str]) -> bool:
         if t in firsts or any(len(t) >= 6 and difflib.SequenceMatcher(None, t, f).ratio() >= 0.8 for f in firsts):
             before = " " + " ".join(toks[:i]) + " "
             negs = [m.end() for m in NEG.finditer(before)]
-            # "do not want thai": the word right after the negation belongs to it
-            after = re.sub(r"^\s*\S+", " ", before[negs[-1]:]) if negs else ""
+            # "do not want thai", "don't really like touristy areas": the word right after the negation (and
+            # its adverbs) belongs to it
+            after = re.sub(r"^\s*(?:(?:really|particularly|that|very|too|so|much|actually|even|necessarily)\s+)*\S+",
+                           " ", before[negs[-1]:]) if negs else ""
             # "avoid tourist traps and hit up romantic places": a new phrase after "and" ends the negation
             tail = after.split(" and ")[-1].split() if " and " in after else None
             if negs and not LIKE.search(after) and not (tail is not None and len(tail) >= 1):

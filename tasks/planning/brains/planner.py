@@ -4,9 +4,11 @@ It reads every user line (`language.read`) into a belief over the hidden prefere
 (`belief.Belief`), asks about what it has not heard yet (budget, food, places, travel, the rest; two topics per
 message), and proposes the best full itinerary under its belief (exact argmax over all ordered triples) once the
 user says that is all, after three rounds of questions, or when the word budget runs short. A rejection's reason
-raises the weight of what it names, and the next proposal skips every rejected itinerary. A short "yes" takes up
+raises the weight of what it names, and the next proposal skips every rejected itinerary; a Reject that comes
+without its reason (a person clicks before typing) gets "what should i change?" first. A short "yes" takes up
 what was just asked or proposed by someone else in this seat (a human assistant whose dialogue it continues in
-prompted self-play): "do you like views?" "i do!" is a wish for views. It answers every user
+prompted self-play): "do you like views?" "i do!" is a wish for views; the people's lines of a dialogue it takes
+over weigh the generator's mean (a person never sees the weights). It answers every user
 line (never stalls) and says nothing when nothing new arrived (never spams).
 """
 from __future__ import annotations
@@ -32,6 +34,7 @@ TOPICS = [
 ]
 MAX_QUESTION_ROUNDS = 5
 MORE = "anything else i should know?"
+REASON = "ok! what should i change?"
 # "yes", "sounds great", "i do!": a short answer that takes up what was just asked or proposed
 AFFIRM = re.compile(r"^\W*(yes|yeah|yep|yup|sure|ok|okay|i do|i would|i'?d love|definitely|absolutely|perfect|great|"
                     r"love (it|that)|i like (it|that)|(that|this|it)?'?s? ?(sounds|looks|would be|is) (good|great|"
@@ -59,6 +62,7 @@ class PlannerBrain(Brain):
         self.said: set = set()
         self.mine: set = set()
         self.props_seen = 0
+        self.revise = False  # we asked why a proposal was rejected: the answer brings the new plan
 
     # --- observing ----------------------------------------------------------------------------------------------
     def observe(self, effect) -> None:
@@ -70,19 +74,26 @@ class PlannerBrain(Brain):
                 if tuple(props[-1]["slots"]) not in self.mine:
                     self.context = ("proposal", list(props[-1]["slots"]))
             if self.belief is None:
-                self.belief = Belief(effect.data["sites"], {"distance": effect.data.get("distance", "haversine")})
+                rules = effect.data.get("rules") or {}
+                self.belief = Belief(effect.data["sites"], {"distance": effect.data.get("distance", "haversine"),
+                                                            "keys": rules.get("keys", "fixed")})
         elif isinstance(effect, ChatShown) and effect.seat != self.seat:
             # the first line after a rejection is its reason: what it names matters more than we thought
             last = ((self.view or {}).get("proposals") or [None])[-1]
             reaction = bool(last) and last["status"] == "rejected" and last["id"] not in self.answered
             if reaction:
                 self.answered.add(last["id"])
-            self.inbox.append((effect.text, self.context, reaction))
+            self.inbox.append((effect.text, self.context, reaction, False))
             self.context = None  # a line answers what came just before it, once
         elif isinstance(effect, ChatShown) and effect.text not in self.said:
             self.context = ("line", effect.text)
         elif isinstance(effect, Message) and effect.to == self.seat and effect.kind == "error":
             self.errors += 1
+
+    def take_over(self) -> None:
+        """Agents take over a replayed human dialogue (prompted self-play): every line not yet read was a
+        person's."""
+        self.inbox = [(text, context, reaction, True) for text, context, reaction, _ in self.inbox]
 
     def _over(self) -> bool:
         v = self.view
@@ -108,9 +119,9 @@ class PlannerBrain(Brain):
         fresh_reject = [p for p in rejected if p["id"] not in self.seen_rejections]
         self.seen_rejections |= {p["id"] for p in rejected}
         new_keys = 0
-        for text, context, reaction in lines:
+        for text, context, reaction, person in lines:
             mentions = language.read(text, self.belief.sites) + self._taken_up(text, context)
-            new_keys += self.belief.learn(mentions, reaction=reaction)
+            new_keys += self.belief.learn(mentions, reaction=reaction, person=person)
             self.enough = self.enough or language.enough(text)
         if v.get("pending") is not None:
             return []  # waiting for the user's answer to our full proposal
@@ -123,8 +134,14 @@ class PlannerBrain(Brain):
             return []
         left = v.get("words_left")
         short = left is not None and left < 60
-        if fresh_reject or self.enough or short or self.rounds >= MAX_QUESTION_ROUNDS or \
+        if fresh_reject and not lines and not short and v.get("turns_mode") != "alternate":
+            # a person's Reject arrives before their reason (the simulated user sends both at once): ask for it
+            # rather than guess a new plan the reason would overturn
+            self.revise = True
+            return [self.say(REASON)]
+        if fresh_reject or self.revise or self.enough or short or self.rounds >= MAX_QUESTION_ROUNDS or \
                 (self.rounds >= 1 and lines and new_keys == 0):
+            self.revise = False
             return self._propose(rejected)
         question = self._questions()
         self.rounds += 1
@@ -141,10 +158,10 @@ class PlannerBrain(Brain):
             return []
         if context[0] == "proposal":
             names = [self.belief.sites[s]["name"] for s in context[1] if s is not None]
-            return [language.Mention("want_to_go", 3.0, sites=[n], good=[True]) for n in names]
+            return [language.Mention("want_to_go", 3.0, sites=[n], good=[True], hint=True) for n in names]
         out = [m for m in language.read(context[1], self.belief.sites) if m.kind != "budget" and not m.neutral]
         for m in out:
-            m.describes = True
+            m.describes = m.hint = True
         return out
 
     def _questions(self) -> str:
