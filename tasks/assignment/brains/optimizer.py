@@ -16,7 +16,8 @@ otherwise reject it, say which of its numbers make it worse, and propose its own
 (while its proposal is open too: revised when what was said changes its best matching), never the same line twice.
 Under a word budget, once chat is spent, the final proposal is left to the player who heard more about the other's
 table (on a tie, to the one who did not write the last line); both count the same lines alike, so exactly one of
-two optimizers proposes.
+two optimizers proposes. That proposal (or the answer to a proposal then) uses the posterior mean of the table given
+what it knows and the hardness test every instance passed (`hardness.py`), since nothing said can correct it.
 """
 from __future__ import annotations
 
@@ -25,9 +26,11 @@ from typing import Optional
 
 from tasks.core import Brain, ChatShown, View
 
+from ..generator import best_matching
 from ..names import N, PAPERS, REVIEWERS
 from ..parse import format_proposal
 from .english import last_reviewer, read_message
+from .hardness import posterior_means
 from .knowledge import STRONG, Knowledge
 
 
@@ -70,6 +73,7 @@ class OptimizerBrain(Brain):
         self._asked_top = False
         self._was_rejected = False
         self._facts = {"mine": 0, "theirs": 0}     # facts about the table each player has heard (both can count)
+        self._final_cache = None                    # (knowledge version, estimates for the final proposal)
 
     # --- observing ----------------------------------------------------------------------------------------------
     def observe(self, effect) -> None:
@@ -160,18 +164,37 @@ class OptimizerBrain(Brain):
             # table (on a tie, the one who did not write the last line: it has heard everything both said). Both
             # players count the same lines with the same reader, so exactly one of two optimizers waits. Once only:
             # woken again, it proposes itself.
-            mine, theirs = self._facts["mine"], self._facts["theirs"]
-            partner_knows_more = theirs > mine or (theirs == mine and self.last_speaker == self.seat)
-            if partner_knows_more and not self.deferred and v.get("turns_mode") != "alternate":
+            if self._leave_final_to_partner() and not self.deferred and v.get("turns_mode") != "alternate":
                 self.deferred = True
                 return []
-            return [self.command("propose", format_proposal(self.k.best()[0]))]
+            return [self.command("propose", format_proposal(self._final_best()[0]))]
         if not readings and self.opened:
             if self._was_rejected and v.get("words_left") is None and v.get("turns_mode") != "alternate":
                 self._was_rejected = False  # a person rejected my proposal without a word: ask what to change
                 return self._talk([])
             return []
         return self._talk(readings)
+
+    def _leave_final_to_partner(self) -> bool:
+        """Whether the partner, not me, should make the final proposal (decided from public data only)."""
+        mine, theirs = self._facts["mine"], self._facts["theirs"]
+        return theirs > mine or (theirs == mine and self.last_speaker == self.seat)
+
+    def _final_table(self):
+        """My estimates for the final proposal (no talk can correct it): the posterior mean given what I know and
+        the hardness test every instance passed (`hardness.py`); the plain estimates when that finds nothing."""
+        if self._final_cache is None or self._final_cache[0] != self.k.version:
+            want = int((self.options or {}).get("final_tables", 100))  # 0: the plain estimates (fast, for tests)
+            table = posterior_means(self.k, seed=self.seed, want=want) if want > 0 else None
+            self._final_cache = (self.k.version, self.k.estimates() if table is None else table)
+        return self._final_cache[1]
+
+    def _final_best(self, matching=None) -> tuple[list[int], float, float]:
+        """(best matching, its value, the value of `matching`) on the final estimates."""
+        est = self._final_table()
+        m = best_matching(est)
+        value = lambda mm: float(sum(est[r, p] for r, p in enumerate(mm)))  # noqa: E731
+        return m, value(m), value(matching) if matching is not None else 0.0
 
     def say(self, text: str, first: bool = True):
         """A chat line cut to the words left (a word budget refuses longer lines)."""
@@ -334,8 +357,10 @@ class OptimizerBrain(Brain):
 
     def _answer_proposal(self, matching, readings) -> list:
         k = self.k
-        best_m, best_v = k.best()
-        val = k.value(matching)
+        if self.view.get("final"):  # my answer decides the game: the final estimates
+            best_m, best_v, val = self._final_best(matching)
+        else:
+            (best_m, best_v), val = k.best(), k.value(matching)
         tol = self.tolerance if self.rejections < 2 else 0.08 * self.rejections
         # (when the budget is spent too: a rejection is followed by my own final proposal, accepted automatically)
         if val >= best_v * (1 - tol) or self.rejections >= 4:
