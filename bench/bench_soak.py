@@ -139,6 +139,7 @@ def run(games=1000, parallel=10, marks=(250, 500, 1000), out=sys.stdout) -> dict
                         if played >= games:
                             break
                 server_cpu = (cpu_seconds(srv) - cpu0) / max(1, played) if srv else None
+                held = bot.finish()  # SIGTERM: the bot reports the rooms and threads it still held
             finally:
                 bot.close()
     ks = sorted(rss)
@@ -151,8 +152,10 @@ def run(games=1000, parallel=10, marks=(250, 500, 1000), out=sys.stdout) -> dict
     print("| bot RSS (MB) | " + " | ".join(f"{rss[k]:.1f}" for k in ks) + " |", file=out)
     print(f"\ngrowth between {first} and {last} games: "
           f"{'n/a' if per_game is None else f'{per_game:.1f} KB per game'}; games that did not end: {failed}; "
-          f"Slurk server CPU per game: {'n/a' if server_cpu is None else f'{1000 * server_cpu:.0f} ms'}", file=out)
-    return {"rss_mb": rss, "kb_per_game": per_game, "failed": failed, "server_cpu_s_per_game": server_cpu}
+          f"Slurk server CPU per game: {'n/a' if server_cpu is None else f'{1000 * server_cpu:.0f} ms'}; still held "
+          f"by the bot at the end: {held.get('rooms_open')} rooms, {held.get('threads')} threads", file=out)
+    return {"rss_mb": rss, "kb_per_game": per_game, "failed": failed, "server_cpu_s_per_game": server_cpu,
+            "rooms_open": held.get("rooms_open")}
 
 
 def main(argv=None) -> int:

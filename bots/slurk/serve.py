@@ -64,6 +64,7 @@ def write_metrics(bot, path: str) -> None:
     """BOT_METRICS_OUT: the bot's metrics as JSON (written atomically)."""
     try:
         data = bot.metrics.to_dict()
+        data.update(getattr(bot.metrics, "held", {}))
         data["written_at"] = time.monotonic()
         _write_json(path, data)
         log.info("metrics written to %s", path)
@@ -119,6 +120,8 @@ def main(argv: Optional[list[str]] = None, env=os.environ) -> int:
 
     def _stop(signum, _frame):
         log.info("signal %s: stopping", signum)
+        # what the bot still holds when told to stop (the soak bench: finished rooms must not pile up)
+        bot.metrics.held = {"rooms_open": len(bot._rooms), "threads": threading.active_count()}
         bot.stop()
 
     metrics_out = env.get("BOT_METRICS_OUT")
