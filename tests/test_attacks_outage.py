@@ -30,6 +30,7 @@ import uuid
 
 import pytest
 
+from bots.slurk import logbatch
 from bots.slurk.outbox import OutboxShipper
 from bots.slurk.rest import SlurkAPIError
 from bots.study.replay import SLURK_EVENTS, replay_file
@@ -326,25 +327,29 @@ def test_killed_bot_ships_its_outbox_after_restart(slurk_double, tmp_path):
 
 
 class _Rest:
-    """POST /logs answers scripted per event: a list of statuses to answer in turn (then 201)."""
+    """POST /logs answers scripted per event: a list of statuses to answer in turn (then 201); a batch row is
+    answered by the script of the first event in it that has one. Rows are kept as Slurk keeps them (batch rows
+    too); `events()` reads them expanded, as the bot's readers do."""
 
     def __init__(self, script=None):
         self.script = {k: list(v) for k, v in (script or {}).items()}
         self.rows: list = []
+        self.posts: list = []  # (event, room) of every POST
         self.lock = threading.Lock()
 
     def post_log(self, event, room_id=None, data=None, receiver_id=None):
         with self.lock:
-            answers = self.script.get(event)
+            self.posts.append((event, room_id))
+            names = [x["event"] for x in data["rows"]] if event == logbatch.BATCH_EVENT else [event]
+            answers = next((self.script[n] for n in names if self.script.get(n)), None)
             status = answers.pop(0) if answers else 201
+            row = {"id": len(self.rows) + 1, "event": event, "room_id": room_id, "data": json.loads(json.dumps(data)),
+                   "receiver_id": receiver_id, "user_id": None}
             if status == "stored-but-timeout":  # reached the server, the answer did not come back
-                self.rows.append({"id": len(self.rows) + 1, "event": event, "room_id": room_id, "data": data,
-                                  "receiver_id": receiver_id, "user_id": None})
+                self.rows.append(row)
                 raise SlurkAPIError(0, "cannot reach Slurk: ReadTimeout", "POST", "/logs", in_doubt=True)
             if status != 201:
                 raise SlurkAPIError(status, "injected", "POST", "/logs")
-            row = {"id": len(self.rows) + 1, "event": event, "room_id": room_id, "data": data,
-                   "receiver_id": receiver_id, "user_id": None}
             self.rows.append(row)
             return row
 
@@ -353,12 +358,12 @@ class _Rest:
             return [r for r in self.rows if r["room_id"] == room_id and (event is None or r["event"] == event)]
 
     def events(self, room):
-        return [r["event"] for r in self.rows if r["room_id"] == room]
+        return [r["event"] for r in logbatch.expand(self.rows) if r["room_id"] == room]
 
 
 def test_shipper_retries_transient_failures_in_order_and_drops_permanent_ones(caplog):
     rest = _Rest({"a2": [503, 0, 429, 502], "b1": [422]})
-    shipper = OutboxShipper(rest, threads=2, base_delay=0.01, max_delay=0.05)
+    shipper = OutboxShipper(rest, threads=2, base_delay=0.01, max_delay=0.05, batch_rows=1)  # one event a request
     try:
         with caplog.at_level(logging.WARNING):
             for e in ("a1", "a2", "a3"):

@@ -11,24 +11,34 @@ left holes in the record. Now:
   is stored before its effects go out) barely notice. The price: an event produced in the last 50 ms before a
   `kill -9` that Slurk had not accepted yet is lost (as it was before; the resumed room re-posts lost
   `game_start` / `game_input` rows, `rooms.RoomWorker._backfill_logs`).
-- Shipping threads post each room's events in order, one at a time per room, without waiting for the row (an
-  event lost with the process before its row is committed was lost either way, and a row written after Slurk
-  accepted its event is recognised as shipped, see below). What is out is recorded as a
-  watermark per room (`outbox_rooms`: the newest outbox id that is out and the newest log id Slurk gave us), in
-  batches off the rooms' threads; the rows below it are deleted in bulk now and then.
+- Shipping threads post each room's events in order, one request at a time per room, without waiting for the row
+  (an event lost with the process before its row is committed was lost either way, and a row written after Slurk
+  accepted its event is recognised as shipped, see below). A room's new events wait out `ship_delay` (counted from
+  the oldest), then its first event and the ones after it with the same receiver go as ONE log row (a batch,
+  `logbatch.py`: up to `batch_rows` events and `batch_bytes` of JSON; a single event goes as its own row, as
+  before), so Slurk commits once per batch, not once per event. `hurry(room)` (a finished game) and `stop()` skip
+  the delay. What is out is recorded as a watermark per room (`outbox_table.py`: the newest outbox id that is out
+  and the newest log id Slurk gave us), in batches off the rooms' threads; the rows below it are deleted in bulk
+  now and then.
 - Transient failures (no connection, a timeout, 408, 429, 5xx) are retried for as long as it takes, with
   exponential back-off (`BASE_DELAY` doubling up to `MAX_DELAY`, with jitter); the room waits, other rooms go on.
   When Slurk answers another request again, rooms waiting after a failure are tried again at once (once per event,
-  so an event that keeps failing on its own still backs off).
-- Permanent failures (any other 4xx) drop the event with a warning naming the event and the status (never data or
-  credentials).
+  so an event that keeps failing on its own still backs off). A batch is retried as a unit (regrouped: it may
+  take the room's newer events along).
+- Permanent failures (any other 4xx) drop the event, or the batch, with a warning naming the events and the status
+  (never data or credentials); a 413 (too large) sends the batch's events one by one instead.
 - An event whose fate is unknown (the request may have reached Slurk: a read timeout, a dropped connection, a 500,
   502 or 504; or the event a killed process had in flight) is first looked for in Slurk's log (rows of that room
-  and event newer than the last one Slurk accepted from us) before it is posted again, so it is not doubled.
+  newer than the last one Slurk accepted from us: its own row, same event, receiver and data, or a batch row
+  holding its outbox id with that content) before it is posted again, so it is not doubled. If it is found in a
+  batch, every queued event that batch holds is out with it (a batch is regrouped after a failure or a restart,
+  so the one found may differ from the last one tried). Every request starts at the room's first waiting event,
+  so if that one is not found, no request holding a later one reached Slurk either: they are no longer in doubt
+  (except those a batch row in the log names; a previous process may have gone on after giving one up).
 - At start the events a previous process left in the outbox are queued first, in their order, as "in doubt" (the
-  process may have died after Slurk accepted them but before they were marked as out): each is looked for, until
-  one of a room's is not found (shipping is in order, so none after it was posted either). `drain_leftover()`
-  waits until they are out (the runtime does that before it connects).
+  process may have died after Slurk accepted them but before they were marked as out): each room's first one is
+  looked for, and what it was found in is out, until one is not found (see above). `drain_leftover()` waits until
+  they are out (the runtime does that before it connects).
 
 Without a store (`outbox=None`) the same shipper keeps its queue in memory only (tests, tools).
 """
@@ -36,41 +46,19 @@ from __future__ import annotations
 
 import collections
 import heapq
+import itertools
 import json
 import logging
 import random
 import threading
 import time
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
+from . import logbatch
+from .outbox_table import Outbox  # noqa: F401 - the runtime opens it from here
 from .rest import SlurkAPIError
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .store import RoomStore
-
 log = logging.getLogger(__name__)
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS outbox (
-    server      TEXT NOT NULL,
-    bot_user    INTEGER NOT NULL,
-    id          INTEGER NOT NULL,
-    room_id     INTEGER NOT NULL,
-    event       TEXT NOT NULL,
-    data        TEXT NOT NULL,
-    receiver_id INTEGER,
-    created_at  REAL NOT NULL,
-    PRIMARY KEY (server, bot_user, id)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS outbox_rooms (
-    server   TEXT NOT NULL,
-    bot_user INTEGER NOT NULL,
-    room_id  INTEGER NOT NULL,
-    shipped  INTEGER NOT NULL,  -- every event of the room up to this outbox id is out (accepted or given up)
-    log_id   INTEGER NOT NULL,  -- the newest log row Slurk created for one of them (0: none yet)
-    PRIMARY KEY (server, bot_user, room_id)
-) WITHOUT ROWID;
-"""
 
 BASE_DELAY = 0.25  # seconds before the first retry; doubles per failed attempt
 MAX_DELAY = 15.0  # the back-off's cap
@@ -88,128 +76,50 @@ def backoff(attempts: int, base: float = BASE_DELAY, cap: float = MAX_DELAY) -> 
     return min(cap, base * 2 ** max(0, attempts - 1)) * random.uniform(0.5, 1.0)
 
 
-class Outbox:
-    """The outbox tables of one (server, bot user) in the state database, written through the RoomStore's thread.
-
-    An event's row is written before it is posted. Shipping is in order per room, so what is out is recorded as a
-    watermark per room (`outbox_rooms.shipped`, with the newest log id Slurk gave us), one small row per batch
-    instead of a delete per event; rows at or below it are deleted now and then in bulk (`PRUNE_EVERY`), and at
-    open."""
-
-    PRUNE_EVERY = 500  # shipped rows between two bulk deletes
-
-    def __init__(self, store: "RoomStore", server: str, bot_user: int):
-        self.store = store
-        self.key = (str(server), int(bot_user))
-        store.run(lambda db: db.executescript(SCHEMA))
-        self._rows, marks, last = store.run(self._load)
-        self.acked = {room: log_id for room, (_, log_id) in marks.items()}
-        self._marks = dict(marks)  # room -> (shipped id, log id), as written
-        self._next = last + 1
-        self._lock = threading.Lock()
-        self._unpruned = 0
-        self._prune_rooms: set[int] = set()
-
-    def _load(self, db) -> tuple[list, dict, int]:
-        with db:
-            db.execute("DELETE FROM outbox WHERE server=? AND bot_user=? AND id <= (SELECT shipped FROM outbox_rooms "
-                       "r WHERE r.server=outbox.server AND r.bot_user=outbox.bot_user AND r.room_id=outbox.room_id)",
-                       self.key)
-        rows = db.execute("SELECT id, room_id, event, data, receiver_id FROM outbox WHERE server=? AND bot_user=? "
-                          "ORDER BY id", self.key).fetchall()
-        marks = {r: (s, l) for r, s, l in db.execute(
-            "SELECT room_id, shipped, log_id FROM outbox_rooms WHERE server=? AND bot_user=?", self.key).fetchall()}
-        last = max([r[0] for r in rows] + [s for s, _ in marks.values()] + [0])
-        return rows, marks, last
-
-    def leftover(self) -> list[tuple]:
-        """(id, room, event, data_json, receiver_id) left by the previous process, oldest first (read at open)."""
-        rows, self._rows = self._rows, []
-        return rows
-
-    def new_id(self) -> int:
-        with self._lock:
-            oid = self._next
-            self._next += 1
-        return oid
-
-    def add(self, entries: list) -> Optional[object]:
-        """Queue the rows of these events for the next commit (multi-row inserts); returns the last job (its `done`
-        is set after that commit, its `error` says if it failed)."""
-        job = None
-        now = time.time()
-        for i in range(0, len(entries), 100):
-            chunk = entries[i:i + 100]
-            job = self.store.write_later(
-                "INSERT INTO outbox VALUES " + ",".join(["(?,?,?,?,?,?,?,?)"] * len(chunk)),
-                tuple(v for e in chunk for v in (*self.key, e.oid, e.room, e.event, e.data_json, e.receiver_id, now)))
-        return job
-
-    def mark(self, done: list[tuple]) -> Optional[object]:
-        """Events that are out (accepted, with the id of the log row Slurk created, or given up): [(id, room, log_id
-        or None)], each room's in order. Moves the rooms' watermarks in one statement; returns its job."""
-        changed: dict[int, tuple[int, int]] = {}
-        for oid, room, log_id in done:
-            shipped, newest = changed.get(room) or self._marks.get(room) or (0, 0)
-            changed[room] = (max(shipped, oid), max(newest, log_id or 0))
-        self._marks.update(changed)
-        self._unpruned += len(done)
-        self._prune_rooms.update(changed)
-        rows = list(changed.items())
-        job = None
-        for i in range(0, len(rows), 100):
-            chunk = rows[i:i + 100]
-            job = self.store.write_later(
-                "INSERT OR REPLACE INTO outbox_rooms VALUES " + ",".join(["(?,?,?,?,?)"] * len(chunk)),
-                tuple(v for room, (shipped, log_id) in chunk for v in (*self.key, room, shipped, log_id)))
-        if self._unpruned >= self.PRUNE_EVERY:
-            job = self.prune() or job
-        return job
-
-    def prune(self) -> Optional[object]:
-        """Delete the rows of events that are out (in bulk, per room)."""
-        job = None
-        for room in self._prune_rooms:
-            job = self.store.write_later("DELETE FROM outbox WHERE server=? AND bot_user=? AND room_id=? AND id <= ?",
-                                         (*self.key, room, self._marks[room][0]))
-        self._prune_rooms = set()
-        self._unpruned = 0
-        return job
-
-    def count(self) -> int:
-        """Events waiting in the table now (committed ones), for diagnostics and tests."""
-        return self.store.run(lambda db: db.execute(
-            "SELECT COUNT(*) FROM outbox o WHERE server=? AND bot_user=? AND id > COALESCE((SELECT shipped FROM "
-            "outbox_rooms r WHERE r.server=o.server AND r.bot_user=o.bot_user AND r.room_id=o.room_id), 0)",
-            self.key).fetchone()[0])
-
-
 class _Entry:
     __slots__ = ("oid", "room", "event", "data", "data_json", "receiver_id", "turn", "attempts", "in_doubt",
-                 "leftover", "woken", "failed_at")
+                 "leftover", "woken", "failed_at", "queued_at", "alone", "posted_in")
 
     def __init__(self, oid, room, event, data, data_json, receiver_id, turn=None, leftover=False):
         self.oid, self.room, self.event, self.data, self.data_json = oid, room, event, data, data_json
         self.receiver_id, self.turn, self.leftover = receiver_id, turn, leftover
-        self.attempts = 0
+        self.attempts = 0  # failed attempts while this event headed its room's queue
         self.in_doubt = leftover  # a leftover may have reached Slurk before the crash (see _find_posted)
         self.woken = False
         self.failed_at = 0.0
+        self.queued_at = time.monotonic()
+        self.alone = False  # a batch holding it was too large for Slurk (413): it goes on its own
+        self.posted_in: Optional[tuple] = None  # (log id, members) of a batch row seen holding it (_find_posted)
+
+    def content(self) -> tuple:
+        """(event, data, receiver) as Slurk's log returns them."""
+        return self.event, json.loads(self.data_json), self.receiver_id
+
+
+def _describe(group: list) -> str:
+    if len(group) == 1:
+        return f"log event {group[0].event!r}"
+    names = list(dict.fromkeys(e.event for e in group))
+    return f"{len(group)} log events ({', '.join(map(repr, names[:5]))}{', ...' if len(names) > 5 else ''})"
 
 
 class OutboxShipper:
-    """Posts log events in order per room from a small pool of threads, with the retry policy above."""
+    """Posts log events in order per room from a small pool of threads, a room's queued events with one receiver as
+    one batch row (`logbatch.py`), with the retry policy above. `accepted` / `dropped` count events, `posts` the
+    requests Slurk accepted."""
 
     name = "logs"
 
     def __init__(self, rest, outbox: Optional[Outbox] = None, threads: int = 16,
-                 base_delay: float = BASE_DELAY, max_delay: float = MAX_DELAY, ship_delay: float = 0.0):
+                 base_delay: float = BASE_DELAY, max_delay: float = MAX_DELAY, ship_delay: float = 0.0,
+                 batch_rows: int = logbatch.MAX_ROWS, batch_bytes: int = logbatch.MAX_BYTES):
         self.rest = rest
         self.outbox = outbox
         self.base_delay, self.max_delay = base_delay, max_delay
-        # A room's new events wait this long before the first is posted, so the replies people wait for (sent at
-        # the same moment) reach a busy Slurk worker first; a burst then goes out back to back.
+        # A room's new events wait this long before they go (one request for all of them), so the replies people
+        # wait for (sent at the same moment) reach a busy Slurk worker first, and a game costs Slurk few commits.
         self.ship_delay = ship_delay
+        self.batch_rows, self.batch_bytes = batch_rows, batch_bytes  # caps of one batch row (1: no batches)
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)  # shipping threads and drain()
         self._store_cond = threading.Condition(self._lock)  # the storing thread
@@ -217,17 +127,18 @@ class OutboxShipper:
         self._stopping = threading.Event()
         self._queues: dict[int, "collections.deque[_Entry]"] = {}
         self._ready: "collections.deque[int]" = collections.deque()  # rooms whose first event may go now
-        self._sleeping: list = []  # heap of (due, room): rooms waiting after a transient failure
+        self._sleeping: list = []  # heap of (due, room): rooms waiting out the ship delay or after a failure
         self._due: dict[int, float] = {}  # room -> its current due time (entries in _sleeping that differ are stale)
         self._failing = 0  # rooms whose first event waits after a failure (not just out its ship delay)
         self._busy: set[int] = set()  # rooms that are ready, sleeping or being shipped
+        self._hurried: set[int] = set()  # rooms whose events go without the ship delay until their queue is empty
         self._count = 0
         self._leftover = 0
         self._acked: dict[int, int] = dict(outbox.acked) if outbox is not None else {}
         self._memory_ids = 0
         self._done: list[tuple] = []  # (id, room, log id) accepted or given up, not yet marked in the table
         self._stopped = False
-        self.accepted = self.dropped = 0  # counters, for diagnostics and tests
+        self.accepted = self.dropped = self.posts = 0  # counters, for diagnostics and tests
         if outbox is not None:
             with self._cond:
                 for oid, room, event, data_json, receiver_id in outbox.leftover():
@@ -300,13 +211,20 @@ class OutboxShipper:
         self._leftover += e.leftover
         if e.room not in self._busy:
             self._busy.add(e.room)
-            if self.ship_delay > 0 and not e.leftover:
-                due = time.monotonic() + self.ship_delay
-                self._due[e.room] = due
-                heapq.heappush(self._sleeping, (due, e.room))
-            else:
-                self._ready.append(e.room)
-            self._cond.notify()
+            self._schedule(e.room, e)
+
+    def _schedule(self, room: int, head: _Entry) -> None:  # holding the lock
+        """The room's next request goes `ship_delay` after its oldest waiting event was queued (at once for a
+        leftover or a hurried room): what the room produces meanwhile goes with it."""
+        due = 0.0
+        if self.ship_delay > 0 and not head.leftover and room not in self._hurried:
+            due = head.queued_at + self.ship_delay
+        if due > time.monotonic():
+            self._due[room] = due
+            heapq.heappush(self._sleeping, (due, room))
+        else:
+            self._ready.append(room)
+        self._cond.notify()
 
     def pending(self, room: Optional[int] = None) -> int:
         """Events not yet accepted (or given up), of one room or of all."""
@@ -339,22 +257,30 @@ class OutboxShipper:
             self._wake_sleepers(time.monotonic())
 
     def hurry(self, room: int) -> None:
-        """The room's events waiting out `ship_delay` go now (a finished game: its record is wanted at once)."""
+        """The room's events go without waiting out `ship_delay`, now and until its queue is empty (a finished game:
+        its record is wanted at once)."""
         with self._cond:
-            room = int(room)
-            q = self._queues.get(room)
-            if room in self._due and q and q[0].attempts == 0:
-                del self._due[room]
-                self._sleeping = [(d, r) for d, r in self._sleeping if r != room]
-                heapq.heapify(self._sleeping)
-                self._ready.append(room)
-                self._cond.notify()
+            self._hurry(int(room))
+
+    def _hurry(self, room: int) -> None:  # holding the lock
+        q = self._queues.get(room)
+        if not q:
+            return
+        self._hurried.add(room)  # also what the room queues while a request of it is under way
+        if room in self._due and q[0].attempts == 0:  # waiting out its delay, not after a failure
+            del self._due[room]
+            self._sleeping = [(d, r) for d, r in self._sleeping if r != room]
+            heapq.heapify(self._sleeping)
+            self._ready.append(room)
+            self._cond.notify()
 
     def stop(self, timeout: float = 10.0) -> None:
         """Ship what is queued (up to `timeout`), then stop. What is left stays in the outbox for the next start."""
         self._stopping.set()  # the storing thread writes what it has now, not after its window
         with self._cond:
             self._store_cond.notify_all()
+            for room in list(self._queues):  # nothing waits out its ship delay any more
+                self._hurry(room)
         if not self.drain(timeout):
             with self._cond:
                 left = self._count
@@ -410,87 +336,153 @@ class OutboxShipper:
                 room = self._next_room()
                 if room is None:
                     return
-                e = self._queues[room][0]
+                head = self._queues[room][0]
             started = time.monotonic()
             try:
-                outcome, log_id = self._ship(e)
+                outcome, log_id, group = self._ship(room, head)
             except Exception:  # pragma: no cover - _ship handles Slurk's answers; this is a bug
-                log.exception("room %s: log event %r could not be shipped; dropped", room, e.event)
-                outcome, log_id = "dropped", None
+                log.exception("room %s: log event %r could not be shipped; dropped", room, head.event)
+                outcome, log_id, group = "dropped", None, [head]
             with self._cond:
                 if outcome == "retry":
-                    if e.attempts == 1:
+                    if head.attempts == 1:
                         self._failing += 1
-                    due = time.monotonic() + backoff(e.attempts, self.base_delay, self.max_delay)
+                    due = time.monotonic() + backoff(head.attempts, self.base_delay, self.max_delay)
                     self._due[room] = due
                     heapq.heappush(self._sleeping, (due, room))
                     self._cond.notify()
                     continue
+                queue = self._queues[room]
+                for e in group:  # the front of the queue: only this thread takes from it
+                    queue.popleft()
+                    if self.outbox is not None:
+                        self._done.append((e.oid, room, log_id))  # marked in the table by the storing thread
                 if self.outbox is not None:
-                    self._done.append((e.oid, room, log_id))  # marked in the table by the storing thread
                     self._store_cond.notify()
                 if log_id is not None:
                     self._acked[room] = max(self._acked.get(room, 0), int(log_id))
-                queue = self._queues[room]
-                queue.popleft()
-                if e.attempts:
+                if head.attempts:
                     self._failing -= 1
-                self._count -= 1
-                self._leftover -= e.leftover
-                if outcome == "accepted":
-                    self.accepted += 1
+                self._count -= len(group)
+                self._leftover -= sum(e.leftover for e in group)
+                if outcome == "dropped":
+                    self.dropped += len(group)
+                else:
+                    self.accepted += len(group)
+                    self.posts += outcome == "accepted"
                     if self._failing:  # Slurk answers again: rooms that failed before this request try again now
                         self._wake_sleepers(time.monotonic(), before=started)
-                else:
-                    self.dropped += 1
                 if queue:
-                    self._ready.append(room)
+                    self._schedule(room, queue[0])
                 else:
                     del self._queues[room]
                     self._busy.discard(room)
+                    self._hurried.discard(room)
                 self._cond.notify_all()
 
-    def _ship(self, e: _Entry) -> tuple[str, Optional[int]]:
-        """One attempt: ("accepted", log id), ("dropped", None) or ("retry", None)."""
+    def _batch(self, room: int) -> list:  # holding the lock
+        """The room's first event and the events after it that may go in one row with it: same receiver, none in
+        doubt (each of those is looked for first), up to `batch_rows` events and `batch_bytes` of JSON."""
+        queue = self._queues[room]
+        head = queue[0]
+        group = [head]
+        if head.alone or not logbatch.batchable(head.event):
+            return group
+        total = logbatch.size(head.event, head.data_json)
+        for e in itertools.islice(queue, 1, None):
+            if len(group) >= self.batch_rows or e.in_doubt or e.alone or e.receiver_id != head.receiver_id \
+                    or not logbatch.batchable(e.event):
+                break
+            total += logbatch.size(e.event, e.data_json)
+            if total > self.batch_bytes:
+                break
+            group.append(e)
+        return group
+
+    def _ship(self, room: int, head: _Entry) -> tuple[str, Optional[int], list]:
+        """One attempt for the room's first event and those that go with it: ("accepted", log id, events),
+        ("found", log id, events) (an earlier attempt had posted them), ("dropped", None, events) or
+        ("retry", None, [])."""
+        group = [head]
+        posting = False
         try:
-            if e.in_doubt:
-                found = self._find_posted(e)
+            if head.in_doubt:
+                found = head.posted_in or self._find_posted(head)
                 if found is not None:
-                    log.info("room %s: log event %r had reached Slurk already (log %s)", e.room, e.event, found)
-                    self._recovered(e)
-                    return "accepted", found
-            if e.turn is not None:  # the input's turnaround clock (delivery.Turn): its first effect left
-                e.turn.sent()
-            row = self.rest.post_log(e.event, e.room, e.data, receiver_id=e.receiver_id)
-            if e.turn is not None:
-                e.turn.done()
+                    log_id, members = found
+                    with self._cond:
+                        group = self._found(room, head, members)
+                    log.info("room %s: %s had reached Slurk already (log %s)", room, _describe(group), log_id)
+                    self._recovered(head)
+                    return "found", log_id, group
+            with self._cond:
+                group = self._batch(room)
+            for e in group:
+                if e.turn is not None:  # the input's turnaround clock (delivery.Turn): its first effect left
+                    e.turn.sent()
+            posting = True
+            if len(group) == 1:
+                row = self.rest.post_log(head.event, room, head.data, receiver_id=head.receiver_id)
+            else:
+                row = self.rest.post_log(logbatch.BATCH_EVENT, room,
+                                         logbatch.pack((e.event, e.data, e.oid) for e in group),
+                                         receiver_id=head.receiver_id)
+            for e in group:
+                if e.turn is not None:
+                    e.turn.done()
         except SlurkAPIError as exc:
+            what = _describe(group)
             if is_transient(exc):
-                e.attempts += 1
-                e.failed_at = time.monotonic()
-                e.in_doubt = e.in_doubt or exc.in_doubt or exc.status in (500, 502, 504)
-                if e.attempts in (1, 10) or e.attempts % 50 == 0:
-                    log.warning("room %s: log event %r waits in the outbox: Slurk answered %s (%s); retrying with "
-                                "back-off (attempt %d)", e.room, e.event, exc.status or "nothing", exc.message,
-                                e.attempts)
-                return "retry", None
-            log.warning("room %s: log event %r dropped: Slurk refused it with %s (%s)", e.room, e.event, exc.status,
-                        exc.message)
-            return "dropped", None
-        self._recovered(e)
+                head.attempts += 1
+                head.failed_at = time.monotonic()
+                if posting and (exc.in_doubt or exc.status in (500, 502, 504)):
+                    for e in group:  # the row may be in Slurk's log: each is looked for before it goes again
+                        e.in_doubt = True
+                if head.attempts in (1, 10) or head.attempts % 50 == 0:
+                    log.warning("room %s: %s waits in the outbox: Slurk answered %s (%s); retrying with back-off "
+                                "(attempt %d)", room, what, exc.status or "nothing", exc.message, head.attempts)
+                return "retry", None, []
+            if exc.status == 413 and len(group) > 1:  # too large for Slurk (or a proxy): one request each
+                log.warning("room %s: %s were too large for one request (%s); they go one by one", room, what,
+                            exc.status)
+                for e in group:
+                    e.alone = True
+                return "retry", None, []
+            log.warning("room %s: %s dropped: Slurk refused %s with %s (%s)", room, what,
+                        "it" if len(group) == 1 else "them", exc.status, exc.message)
+            return "dropped", None, group
+        self._recovered(head)
         log_id = row.get("id") if isinstance(row, dict) else None
-        return "accepted", (int(log_id) if isinstance(log_id, int) else None)
+        return "accepted", (int(log_id) if isinstance(log_id, int) else None), group
 
     def _recovered(self, e: _Entry) -> None:
         if e.attempts:
             log.info("room %s: Slurk accepts log events again (after %d failed attempts)", e.room, e.attempts)
 
-    def _find_posted(self, e: _Entry) -> Optional[int]:
-        """The id of this event's row if an earlier attempt reached Slurk (a row of the room and event, newer than
-        the last one Slurk accepted from us, with the same receiver and data), else None. A 4xx answer to the check
-        (e.g. a token that may not read logs) means posting it again."""
+    def _found(self, room: int, head: _Entry, members: dict) -> list:  # holding the lock
+        """The queue's first events that the row found in Slurk's log holds (by outbox id and content; each in doubt:
+        an event never tried, or found not posted, cannot be in it, whatever id an older process gave its rows)."""
+        group = []
+        for e in self._queues[room]:
+            if not e.in_doubt or members.get(e.oid) != e.content():
+                break
+            group.append(e)
+        return group or [head]
+
+    def _find_posted(self, e: _Entry) -> Optional[tuple[int, dict]]:
+        """(log id, {outbox id: (event, data, receiver)} of the events that row holds) if an earlier attempt posted
+        this event, on its own or in a batch (a row of the room, newer than the last one Slurk accepted from us,
+        with the same event, receiver and data; in a batch also the same outbox id), else None. A 4xx answer to the
+        check (e.g. a token that may not read logs) means posting it again.
+
+        Not found: no request that held a later event of the room reached Slurk either (every request starts at the
+        room's first waiting event, so each one since holds this one too), so the later ones are no longer in doubt,
+        except those a batch row in the log names (a previous process may have gone on after giving this one up)."""
         try:
-            rows = self.rest.get_logs(room_id=e.room, event=e.event)
+            rows = self.rest.get_logs(room_id=e.room, event=e.event, expand=False)
+            inner = []
+            if logbatch.batchable(e.event):
+                inner = logbatch.expand(self.rest.get_logs(room_id=e.room, event=logbatch.BATCH_EVENT, expand=False))
         except SlurkAPIError as exc:
             if is_transient(exc):
                 raise
@@ -499,16 +491,34 @@ class OutboxShipper:
             e.in_doubt = False
             return None
         floor = self._acked.get(e.room, 0)
-        data = json.loads(e.data_json)
-        for row in sorted(rows, key=lambda r: r.get("id") or 0):  # the oldest match: each row matches one event
+
+        def ours(row) -> bool:
             rid = row.get("id")
-            if (isinstance(rid, int) and rid > floor and row.get("user_id") is None
-                    and row.get("receiver_id") == e.receiver_id and row.get("data") == data):
-                return rid
-        e.in_doubt = False
-        if e.leftover:  # shipped in order: if this one never reached Slurk, none after it did
-            with self._cond:
-                for later in self._queues.get(e.room, ()):
-                    if later is not e and later.leftover:
-                        later.in_doubt = False
+            return isinstance(rid, int) and rid > floor and row.get("user_id") is None
+
+        inner = [r for r in inner if ours(r)]
+        content = e.content()
+        hits = [r for r in rows if ours(r) and r.get("event") == e.event and "batch" not in r
+                and (r.get("event"), r.get("data"), r.get("receiver_id")) == content]
+        hits += [r for r in inner if r.get("oid") == e.oid and (r["event"], r["data"], r.get("receiver_id")) == content]
+        if hits:
+            row = min(hits, key=lambda r: r["id"])  # the oldest match: each row matches one event
+            if "batch" not in row:
+                return row["id"], {e.oid: content}
+            return row["id"], {r.get("oid"): (r["event"], r["data"], r.get("receiver_id"))
+                               for r in inner if r["batch"] == row["id"]}
+        named: dict = {}  # outbox id -> (content, batch row id), the oldest naming it
+        for r in sorted(inner, key=lambda r: r["id"]):
+            named.setdefault(r.get("oid"), ((r["event"], r["data"], r.get("receiver_id")), r["id"]))
+        with self._cond:
+            e.in_doubt = False
+            for later in self._queues.get(e.room, ()):
+                seen, rid = named.get(later.oid, (None, None))
+                if not later.in_doubt or later.posted_in is not None:
+                    continue
+                if seen != later.content():
+                    later.in_doubt = False
+                else:  # out when it heads the queue (this one goes first, so the floor will pass that row)
+                    later.posted_in = (rid, {r.get("oid"): (r["event"], r["data"], r.get("receiver_id"))
+                                             for r in inner if r["id"] == rid})
         return None

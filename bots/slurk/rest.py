@@ -17,6 +17,8 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
+from . import logbatch
+
 log = logging.getLogger(__name__)
 
 _UNSET = object()
@@ -280,11 +282,18 @@ class SlurkREST:
 
     # --- logs ---------------------------------------------------------------------------------------------------
     def get_logs(self, room_id: Optional[int] = None, event: Optional[str] = None, user_id: Optional[int] = None,
-                 receiver_id: Optional[int] = None) -> list:
-        """Logs, sorted by id (ascending), which is the order they were written."""
-        logs = self.request("GET", "/logs", params={"room_id": room_id, "event": event, "user_id": user_id,
-                                                    "receiver_id": receiver_id})
-        return sorted(logs or [], key=lambda x: x.get("id", 0))
+                 receiver_id: Optional[int] = None, expand: bool = True) -> list:
+        """Logs, sorted by id (ascending), which is the order they were written. With `expand` (the default) every
+        batch row the bot posted (`logbatch.py`) is replaced by the rows it holds, and `event` filters those too
+        (a second request fetches the batch rows, unless `event` is one of Slurk's own, which are never batched);
+        `expand=False` gives the rows exactly as Slurk has them."""
+        params = {"room_id": room_id, "event": event, "user_id": user_id, "receiver_id": receiver_id}
+        logs = list(self.request("GET", "/logs", params=params) or [])
+        if expand and event is not None and logbatch.batchable(event):
+            batches = self.request("GET", "/logs", params=dict(params, event=logbatch.BATCH_EVENT)) or []
+            logs += [x for x in logbatch.expand(batches) if x.get("event") == event]
+        logs.sort(key=lambda x: x.get("id", 0))  # stable: a batch's rows keep their order
+        return logbatch.expand(logs) if expand else logs
 
     def post_log(self, event: str, room_id: Optional[int] = None, data: Optional[dict] = None,
                  receiver_id: Optional[int] = None, user_id: Optional[int] = None) -> dict:

@@ -1,6 +1,8 @@
 """`./run_bot.sh logs download --task T [--out DIR] [--config FILE]`: every room of a Slurk task, from Slurk's REST log
 API, as one JSON-lines file per room (`<out>/<room>.jsonl`, rows exactly as Slurk returns them, ordered by log id:
-the same shape as slurk-bots' download_logs output). `bots.study.replay` reads the folder as it is.
+the same shape as slurk-bots' download_logs output), except that the bot's batch rows are replaced by the rows they
+hold (bots/slurk/logbatch.py: same id, their own event and data, plus `batch` and `oid`). `bots.study.replay` reads
+the folder as it is.
 
 The task's rooms are the rooms with the task's layout (`GET /tasks/T` -> layout_id -> `GET /rooms?layout_id=`), plus
 any other room that has a `game_start` row and a member whose token belongs to task T (e.g. a room created with

@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 from typing import Iterable
 
+from bots.slurk import logbatch
+
 from .replay_model import LogSkipped, Problem
 
 
@@ -56,9 +58,20 @@ def read_log(path: str) -> tuple[list[tuple[int, dict]], list[Problem]]:
                 break
             raise LogSkipped(lineno, f"{why}; the whole log is skipped")
         rows.append((lineno, row))
-    ids = [r.get("id") for _, r in rows]
-    if ids and all(isinstance(i, int) and not isinstance(i, bool) for i in ids) and len(set(ids)) == len(ids):
-        rows.sort(key=lambda lr: lr[1]["id"])  # Slurk ids give the true order (timestamps have whole seconds)
+    if any(logbatch.is_batch(r) for _, r in rows):
+        # saved without expanding the bot's batch rows (by another tool than `logs download`): the rows they hold
+        # are read as rows of their own; the replay tells rows apart by their number, so rows are numbered 1, 2, ...
+        rows = [x for _, r in rows for x in (logbatch.inner_rows(r) if logbatch.is_batch(r) else [r])]
+        rows = list(enumerate(rows, 1))
+        problems.append(Problem(path, None, f"holds the bot's {logbatch.BATCH_EVENT} rows as Slurk stores them (not "
+                                            "saved by `logs download`): line numbers below count the rows they hold "
+                                            "one by one", False))
+    ids = [r.get("id") for _, r in rows if "batch" not in r]
+    batches = {r.get("id") for _, r in rows if "batch" in r}
+    if rows and all(isinstance(i, int) and not isinstance(i, bool) for i in [*ids, *batches]) \
+            and len(set(ids)) == len(ids) and batches.isdisjoint(ids):
+        # Slurk ids give the true order (timestamps have whole seconds); a batch's rows share one, in their order
+        rows.sort(key=lambda lr: lr[1]["id"])
     return rows, problems
 
 

@@ -82,6 +82,9 @@ class SlurkRest:
         return self.expect_ok(requests.get(self.api_url(f"users/{user_id}"), timeout=TIMEOUT))
 
     def logs(self, room_id: int) -> list[dict]:
-        """All logs of a room, oldest first (sorted by id: sqlite timestamps have 1 s resolution)."""
+        """All logs of a room, oldest first (sorted by id: sqlite timestamps have 1 s resolution), with the bot's
+        batch rows replaced by the rows they hold (bots/slurk/logbatch.py), as the bot's readers see them."""
+        from bots.slurk.logbatch import expand
+
         rows = self.expect_ok(self.api("GET", "logs", params={"room_id": room_id}))
-        return sorted(rows, key=lambda row: row["id"])
+        return expand(sorted(rows, key=lambda row: row["id"]))
