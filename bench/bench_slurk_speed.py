@@ -49,10 +49,13 @@ def _run_people(url: str, rooms: list, kind: str, think: float, conn) -> None:
     import random
 
     from bots.slurk.socket import InOrderClient
+    from tasks import get_task
+    from tasks.core.pages import PageReader
 
     class Person:
         def __init__(self, uid, token, room, seat):
             self.uid, self.token, self.room, self.seat = uid, token, room, seat
+            self.page = PageReader(get_task("travel"))
             self.sio = InOrderClient(reconnection=False)
             self.key = self.bot = self.neighbour = None
             self.playing = threading.Event()
@@ -66,9 +69,11 @@ def _run_people(url: str, rooms: list, kind: str, think: float, conn) -> None:
         def _view(self, d):
             if self.view_at is None:
                 self.view_at = time.perf_counter()
-            try:
-                v = json.loads(d["text"])
+            try:  # the page's view: the travel page's shared and own parts combined, as the page does
+                v = self.page.feed(d.get("id"), d.get("text"))
             except (KeyError, TypeError, ValueError):
+                return
+            if v is None:
                 return
             core = v.get("core", {})
             self.key, self.bot = core.get("key"), core.get("bot")
@@ -83,6 +88,8 @@ def _run_people(url: str, rooms: list, kind: str, think: float, conn) -> None:
 
         def _text(self, d):
             t = time.perf_counter()
+            if str((d.get("user") or {}).get("id")) == str(self.uid):
+                return  # Slurk sends a person's own line back to them too: that is not the bot's answer
             msg = str(d.get("message"))
             with self.cond:
                 if self.waiting_for is not None and self.waiting_for in msg and self.got is None:

@@ -15,7 +15,6 @@ or the real server's, see bench_slurk_speed), and the games that did not end.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import threading
@@ -35,6 +34,10 @@ class _Person:
         import socketio
 
         self.uid, self.room = uid, room
+        from tasks import get_task
+        from tasks.core.pages import PageReader
+
+        self.page = PageReader(get_task("travel"))
         self.view: dict = {}
         self.changed = threading.Event()
         self.sio = socketio.Client(reconnection=False)
@@ -44,8 +47,9 @@ class _Person:
         self.n = 0
 
     def _view(self, d):
+        # the page's view: the travel page's shared and own parts combined, as the page does
         try:
-            v = json.loads(d["text"])
+            v = self.page.feed(d.get("id"), d.get("text"))
         except (KeyError, TypeError, ValueError):
             return
         if isinstance(v, dict) and "core" in v:

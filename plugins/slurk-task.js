@@ -8,6 +8,10 @@
 //   SlurkTask.submit(room, user, timestamp, text)   the chat box (the layout's `submit-message`, slurk-task-submit.js).
 //   SlurkTask.setChatTarget(["ghost"] | null), SlurkTask.onCommand(name, fn), .state(), .bot(), .chat().
 //   SlurkTask.onAck(name, fn)   fn(nonce) when the bot has handled a command of this page (its view carries core.ack).
+//   SlurkTask.watch(id, render, {shared: "travel-shared", combine: fn})   a page in two parts (Game.page_shared): once
+//       the game plays, the bot writes the part every seat shares into the `shared` element (one update for the
+//       room) and this seat's own part into `id`; render gets combine(shared, own) with both "core"s merged (own
+//       wins) - tasks/core/pages.py is the Python twin. Acknowledgements then also come as core.acks[seat].
 //
 // Seat key: the view of this seat carries core.key, a secret only this page receives. Every command goes out in an
 // envelope {key, n, ...} (a typed command as {key, n, typed: "agree"}), so the bot knows it came from this seat and
@@ -25,7 +29,8 @@ window.SlurkTask = window.SlurkTask || (function () {
 
     var MAX_QUEUE = 50;
     var rooms = Object.create(null);      // room -> {bot, chat, views: element id -> {text, state}}
-    var watchers = Object.create(null);   // element id -> {render, invalid, lastText, observer}
+    var watchers = Object.create(null);   // element id -> {render, invalid, lastText, observer, shared part ...}
+    var sharedOf = Object.create(null);   // shared element id -> the watched element id it belongs to
     var queue = [];                       // [{room, run(info)}]: what waits for the bot's id
     var listeners = Object.create(null);  // name -> callback for the bot's commands (onCommand)
     var chatTarget = null;
@@ -60,15 +65,19 @@ window.SlurkTask = window.SlurkTask || (function () {
     }
 
     // --- the bot's view ---------------------------------------------------------------------------------------
-    function remember(id, text, state) {
+    function remember(id, text, state, sharedText) {
         var info = roomInfo(currentRoom());
-        info.views[id] = {text: text, state: state};
+        info.views[id] = {text: text, state: state, sharedText: sharedText === undefined ? null : sharedText};
         var core = state && typeof state.core === "object" && state.core ? state.core : {};
         var bot = userId(core.bot);
         if (bot !== null) { info.bot = bot; }
         if (core.chat === "open" || core.chat === "relay") { info.chat = core.chat; }
         if (typeof core.key === "string" && core.key) { info.key = core.key; }
         if (core.ack !== undefined && core.ack !== null) { acknowledged(currentRoom(), String(core.ack)); }
+        var acks = core.acks && typeof core.acks === "object" ? core.acks : null;
+        if (acks && typeof core.seat === "string" && acks[core.seat] !== undefined && acks[core.seat] !== null) {
+            acknowledged(currentRoom(), String(acks[core.seat]));
+        }
         showStatus(core);
     }
 
@@ -217,16 +226,66 @@ window.SlurkTask = window.SlurkTask || (function () {
 
     setInterval(function () { if (pending.length) { refreshBanner(); } }, 1000);
 
+    function parsed(w, text) {  // the JSON object of an element's text, or null (said through w.invalid)
+        var state;
+        try { state = JSON.parse(text); } catch (e) { if (w.invalid) { w.invalid(text, e); } return null; }
+        if (!state || typeof state !== "object") { if (w.invalid) { w.invalid(text, null); } return null; }
+        return state;
+    }
+
     function take(id, w, text) {
         if (text === null || text === undefined) { return; }
         text = String(text);
         if (text === w.lastText) { return; }
         w.lastText = text;
         if (!text.trim()) { return; }
-        var state;
-        try { state = JSON.parse(text); } catch (e) { if (w.invalid) { w.invalid(text, e); } return; }
-        if (!state || typeof state !== "object") { if (w.invalid) { w.invalid(text, null); } return; }
-        remember(id, text, state);
+        var state = parsed(w, text);
+        if (state === null) { return; }
+        w.own = state;
+        draw(id, w);
+    }
+
+    function takeShared(id, w, text) {
+        if (text === null || text === undefined) { return; }
+        text = String(text);
+        if (text === w.lastShared) { return; }
+        w.lastShared = text;
+        if (!text.trim()) { return; }
+        var state = parsed(w, text);
+        if (state === null) { return; }
+        w.shared = state;
+        draw(id, w);
+    }
+
+    // A whole view (the game waits for people) carries core.phase; an own part does not and waits for the shared.
+    function combineParts(w) {
+        var own = w.own, shared = w.shared, core = {}, a = {}, b = {}, k, view;
+        var sc = shared.core && typeof shared.core === "object" ? shared.core : {};
+        var oc = own.core && typeof own.core === "object" ? own.core : {};
+        for (k in sc) { if (Object.prototype.hasOwnProperty.call(sc, k)) { core[k] = sc[k]; } }
+        for (k in oc) { if (Object.prototype.hasOwnProperty.call(oc, k)) { core[k] = oc[k]; } }
+        for (k in shared) { if (k !== "core" && Object.prototype.hasOwnProperty.call(shared, k)) { a[k] = shared[k]; } }
+        for (k in own) { if (k !== "core" && Object.prototype.hasOwnProperty.call(own, k)) { b[k] = own[k]; } }
+        if (w.combine) {
+            view = w.combine(a, b);
+        } else {
+            view = {};
+            for (k in a) { if (Object.prototype.hasOwnProperty.call(a, k)) { view[k] = a[k]; } }
+            for (k in b) { if (Object.prototype.hasOwnProperty.call(b, k)) { view[k] = b[k]; } }
+        }
+        view.core = core;
+        return view;
+    }
+
+    function draw(id, w) {
+        var own = w.own, state = own;
+        if (!own) { return; }
+        var whole = !w.sharedId || (own.core && typeof own.core === "object" && own.core.phase !== undefined);
+        if (!whole) {
+            if (!w.shared) { remember(id, w.lastText, own, null); flush(); return; }  // its key and the bot's id
+            try { state = combineParts(w); } catch (e) { if (w.invalid) { w.invalid(w.lastShared, e); } return; }
+        }
+        remember(id, w.lastText, state, whole ? null : w.lastShared);
         flush();
         w.render(state);
     }
@@ -234,8 +293,12 @@ window.SlurkTask = window.SlurkTask || (function () {
     function watch(id, render, options) {
         var old = watchers[id];
         if (old && old.observer) { old.observer.disconnect(); }
-        var w = {render: render, invalid: (options && options.invalid) || null, lastText: null, observer: null};
+        var w = {render: render, invalid: (options && options.invalid) || null, lastText: null, observer: null,
+                 sharedId: (options && options.shared) || null, combine: (options && options.combine) || null,
+                 lastShared: null, own: null, shared: null, sharedObserver: null};
+        if (old && old.sharedObserver) { old.sharedObserver.disconnect(); }
         watchers[id] = w;
+        if (w.sharedId) { sharedOf[w.sharedId] = id; }
         bindSocket();
         var el = document.getElementById(id);
         if (el && typeof MutationObserver !== "undefined") {
@@ -243,13 +306,27 @@ window.SlurkTask = window.SlurkTask || (function () {
             w.observer = new MutationObserver(function () { if (watchers[id] === w) { take(id, w, el.textContent); } });
             w.observer.observe(el, {childList: true, characterData: true, subtree: true});
         }
+        var sharedEl = w.sharedId ? document.getElementById(w.sharedId) : null;
+        if (sharedEl && typeof MutationObserver !== "undefined") {
+            w.sharedObserver = new MutationObserver(function () {
+                if (watchers[id] === w) { takeShared(id, w, sharedEl.textContent); }
+            });
+            w.sharedObserver.observe(sharedEl, {childList: true, characterData: true, subtree: true});
+        }
         var text = el ? el.textContent : "";
+        var sharedText = sharedEl ? sharedEl.textContent : "";
         var cached = roomInfo(currentRoom()).views[id];
         if (text && text.trim()) {
+            if (sharedText && sharedText.trim()) { takeShared(id, w, sharedText); }
             take(id, w, text);
         } else if (cached) {
             // The layout's html was put in again (rejoin): draw the last view of this room.
             w.lastText = cached.text;
+            w.lastShared = cached.sharedText;
+            try {
+                w.own = cached.text ? JSON.parse(cached.text) : null;
+                w.shared = cached.sharedText ? JSON.parse(cached.sharedText) : null;
+            } catch (e) { w.own = w.shared = null; }
             w.render(cached.state);
         } else {
             render(null);
@@ -388,7 +465,11 @@ window.SlurkTask = window.SlurkTask || (function () {
         socket.__slurkTaskBound = true;
         socket.on("text_update", function (d) {
             var w = d && typeof d.id === "string" ? watchers[d.id] : null;
-            if (w) { take(d.id, w, d.text); }
+            if (w) { take(d.id, w, d.text); return; }
+            var owner = d && typeof d.id === "string" ? sharedOf[d.id] : undefined;
+            if (owner !== undefined && watchers[owner] && watchers[owner].sharedId === d.id) {
+                takeShared(owner, watchers[owner], d.text);
+            }
         });
         socket.on("command", function (d) {
             // Only the bot's commands count: a person (or anyone) may send one to their partner, even in the bot's

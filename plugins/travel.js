@@ -8,6 +8,29 @@
 //
 // The layout script is evaluated again on every `joined_room`: each evaluation makes a new TravelBoard for the
 // new html; SlurkTask keeps the socket handlers and the room's last view.
+//
+// While the game plays, the view comes in two parts (one update per move reaches both pages): #travel-shared in
+// seat-absolute terms and #travel-state with this seat's own part; TravelPage.combine puts the seat's view back
+// together (tasks/travel/page.py is its Python twin; tests/test_page_parts.py runs both on the same games).
+// BEGIN travel-combine
+window.TravelPage = {
+    combine: function (shared, own) {
+        var seat = own.world, other = seat, i, p = shared.pending;
+        for (i = 0; i < own.seats.length; i++) { if (own.seats[i] !== seat) { other = own.seats[i]; } }
+        return {
+            rooms: own.rooms, start: own.start, world: seat,
+            my_coins: own.my_coins, partner_coins: own.partner_coins,
+            agreed: shared.agreed,
+            pending: p === null || p === undefined ? null :
+                {by: p.by, mine: p.by === seat, path: p.path, kind: p.kind},
+            submitted: {me: own.my_tour, partner: shared.submitted[other]},
+            turns_left: {me: shared.turns_left[seat], partner: shared.turns_left[other]},
+            result: shared.result, my_shared: own.my_shared, partner_submitted: own.partner_submitted,
+            coin_range: own.coin_range, turn_limit: own.turn_limit, rules: own.rules, share: own.share
+        };
+    }
+};
+// END travel-combine
 window.TravelBoard = (function () {
     "use strict";
 
@@ -717,6 +740,7 @@ window.TravelBoard = (function () {
             });
         }
         window.SlurkTask.watch("travel-state", receive, {
+            shared: "travel-shared", combine: window.TravelPage.combine,
             invalid: function () { st.error = "Could not read the game state."; render(); }
         });
     }

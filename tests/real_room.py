@@ -23,7 +23,7 @@ from bots.study.provision import BOT_PERMISSIONS, person_permissions
 from tasks import get_task
 from tests.conftest import REAL_ETAG_ENV, REAL_TOKEN_ENV, REAL_URL_ENV, SlurkServer, _env_flag, _real_configured
 from tests.slurk_double.recorder import SocketRecorder
-from tests.test_real_page import WAIT, RealPage, open_page, person_token, showdown_js, wait_until
+from tests.test_real_page import PAGE_STATE_JS, WAIT, RealPage, open_page, person_token, showdown_js, wait_until
 
 SIZES = ((1366, 768), (1920, 1080))
 
@@ -93,8 +93,7 @@ class RealRoom:
 
     def view(self, rp: RealPage) -> dict:
         """The seat's view as its page holds it (the task's state element)."""
-        text = rp.page.evaluate("(id) => { const e = document.getElementById(id); return e ? e.textContent : null; }",
-                                self.spec.state_element)
+        text = rp.page.evaluate(PAGE_STATE_JS, self.spec.state_element)
         try:
             return json.loads(text) if text and text.strip() else {}
         except ValueError:

@@ -17,19 +17,30 @@ from bots.llm import LLMClient, LLMConfig
 from bots.slurk.runtime import SlurkBot
 from tasks import get_task
 from tests.test_llm import HangingEndpoint
+from tests.page_views import indexed_page_views
 from tests.test_privacy import Participant
 from tests.test_slurk_runtime import (
-    WAIT, Table, _playing, _poll, bot_config, finish, logs_of, provision_bot, wait_logs,
+    WAIT, Table, _poll, bot_config, finish, logs_of, provision_bot, wait_logs,
 )
 
 TRAVEL = get_task("travel")
 DEADLINE = 3.0  # the agent's whole turn; per attempt the client would allow 30 s, three times
 
 
-def _is_view(state, pred):
-    def check(d):
-        return d.get("id") == state and _playing(d) and pred(json.loads(d["text"]))
-    return check
+def _first_view(rec, pred, after: int, timeout: float) -> int:
+    """The index (in rec.events) of the first page view after index `after` of the playing game matching `pred`
+    (both parts of the travel page combined, as the page does)."""
+    found = -1
+
+    def seen():
+        nonlocal found
+        for i, v in indexed_page_views(rec, TRAVEL):
+            if i > after and v["core"].get("phase") != "waiting" and pred(v):
+                found = i
+                return True
+        return False
+    _poll(seen, timeout=timeout)
+    return found
 
 
 def _first(rec, event, pred, after: int, timeout: float) -> int:
@@ -77,14 +88,12 @@ def test_a_hanging_llm_endpoint_does_not_hold_up_the_room(slurk_server, tmp_path
             help_delay = time.monotonic() - t_said
             hall = sorted(v["my_coins"])[0]
             assert ann.send(f"share {hall}") is True
-            i_share = _first(ann.rec, "text_update", _is_view(state, lambda x: hall in x["my_shared"]), before, WAIT)
+            i_share = _first_view(ann.rec, lambda x: hall in x["my_shared"], before, WAIT)
             # her page shows the partner thinking
-            thinking = _is_view(state, lambda x: x["core"].get("thinking") == ["ghost"])
-            i_thinking = _first(ann.rec, "text_update", thinking, before, WAIT)
+            i_thinking = _first_view(ann.rec, lambda x: x["core"].get("thinking") == ["ghost"], before, WAIT)
 
             # The agent's turn ends at the deadline: the solver plays it, the log says why, the page stops showing it.
-            i_done = _first(ann.rec, "text_update", _is_view(state, lambda x: "thinking" not in x["core"]), i_thinking,
-                            WAIT + DEADLINE)
+            i_done = _first_view(ann.rec, lambda x: "thinking" not in x["core"], i_thinking, WAIT + DEADLINE)
             turn_took = time.monotonic() - t_said
             notes = [n["data"] for n in wait_logs(srv, room, "agent_note", timeout=WAIT)]
             fallback = next(n for n in notes if n["kind"] == "llm_fallback")

@@ -568,3 +568,42 @@ def test_the_page_shows_a_thinking_partner_and_the_code_only_from_the_view(brows
     bp.page.wait_for_selector("#slurk-task-banner .slurk-task-code")
     assert "REAL5678" in bp.page.inner_text("#slurk-task-banner")
     assert not bp.page.query_selector("#slurk-task-banner .slurk-task-thinking")
+
+
+def test_a_page_in_two_parts_is_combined_and_acknowledged_through_the_shared_part(browser_page):
+    """While the game plays the bot sends the shared part room-wide and each seat its own part: the page draws
+    combine(shared, own) (the same view as a whole one), keeps drawing when only one part changes, never shows the
+    JSON, and takes a move's acknowledgement from core.acks of the shared part."""
+    from tasks import get_task
+    from tasks.core import Command, Join, Match, SeatInfo
+    from tasks.travel.game import TravelGame
+
+    spec = get_task("travel")
+    match = Match(TravelGame(0, {"boards": "preset", "index": 0}), {"light": SeatInfo("person"),
+                                                                   "ghost": SeatInfo("person")})
+    match.open()
+    for seat in ("light", "ghost"):
+        match.handle(Join(seat, 0.0))
+    shared, own = match.page_parts("light")
+    shared["core"]["bot"] = own["core"]["bot"] = BOT["id"]
+    own["core"]["key"] = "seat-key"
+    bp = browser_page("travel")
+    assert bp.text_update("travel-state", json.dumps(own)) >= 1
+    assert bp.eval("() => window.SlurkTask.state('travel-state').core.key") == "seat-key"  # known before the shared
+    assert bp.text_update("travel-shared", json.dumps(shared)) >= 1
+    shown = bp.eval("() => window.SlurkTask.state('travel-state')")
+    assert {k: v for k, v in shown.items() if k != "core"} == {
+        k: v for k, v in match._view("light").items() if k != "core"}
+    assert shown["core"]["seat"] == "light" and shown["core"]["phase"] == "playing"
+    assert not bp.page.is_visible("#travel-shared") and not bp.page.is_visible("#travel-state")
+    # a move goes out, then only the shared part changes (the partner's page gets the same update) with the ack
+    bp.page.click("#travel-share")
+    sent = bp.emitted()[-1]["command"]
+    assert "Sending your coins" in bp.page.inner_text("#travel-hint")
+    match.handle(Command("light", "propose", ("K",)))
+    shared2, _own2 = match.page_parts("light")
+    shared2["core"].update(bot=BOT["id"], acks={"light": sent["n"]})
+    assert bp.text_update("travel-shared", json.dumps(shared2)) >= 1
+    assert bp.page.get_attribute(".travel-pending-path", "data-by") == "me"
+    assert bp.page.inner_text("#travel-hint") == "Your coins were sent to your partner."
+    assert spec.combine_page is not None

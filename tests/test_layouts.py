@@ -78,13 +78,14 @@ def test_travel_layout_embeds_its_plugins_and_keeps_stock_plugins():
     # the CSS file went into Slurk's css dict; its own key is gone
     assert "plugins_css" not in body
     assert body["css"]["#travel-state"]["display"] == "none !important"
+    assert body["css"]["#travel-shared"]["display"] == "none !important"  # the shared part of the view (JSON)
     assert body["css"][".travel-app"]["color"] == "#1d2433"
     assert body["title"] == "Traveling Adventurers" and body["show_users"] is True
 
 
 def test_travel_layout_has_the_elements_the_plugin_and_bot_use():
     html = compile_layout(build_layout("travel"))["html"]
-    for element in ("travel-board", "travel-state", "travel-propose", "travel-clear", "travel-agree",
+    for element in ("travel-board", "travel-state", "travel-shared", "travel-propose", "travel-clear", "travel-agree",
                     "travel-reject", "travel-undo", "travel-share", "travel-submit", "travel-result", "travel-code"):
         assert f"id='{element}'" in html, element
 
@@ -277,3 +278,16 @@ def test_real_slurk_accepts_the_built_layouts():
         for s in sources(body["scripts"].get("plain") or []):
             if s.startswith(DATA_URL_PREFIX):
                 assert fetch_script(s) in script, name
+
+
+def test_every_task_page_has_the_elements_its_views_go_to():
+    """The state element, and the shared element of a page in two parts (tasks/core/pages.py), are in the layout."""
+    from tasks import available_tasks, get_task
+
+    for name in available_tasks():
+        spec = get_task(name)
+        if not spec.layout:
+            continue
+        html = compile_layout(build_layout(name))["html"]
+        for element in filter(None, (spec.state_element, spec.shared_element)):
+            assert f"id='{element}'" in html, (name, element)

@@ -23,7 +23,7 @@ from bots.study.provision import BOT_PERMISSIONS, person_permissions
 from tasks import get_task
 from tests.conftest import REAL_ETAG_ENV, REAL_TOKEN_ENV, REAL_URL_ENV, SlurkServer, _env_flag, _real_configured
 from tests.slurk_double.recorder import SocketRecorder
-from tests.test_real_page import WAIT, open_page, person_token, showdown_js, wait_until
+from tests.test_real_page import PAGE_STATE_JS, WAIT, open_page, person_token, showdown_js, wait_until
 
 pytestmark = [
     pytest.mark.conformance,
@@ -32,8 +32,8 @@ pytestmark = [
                                                       f"{REAL_TOKEN_ENV} ({REAL_ETAG_ENV}=1 if it has ETags)"),
 ]
 
-PLAYING = """() => { const e = document.getElementById('travel-state');
-    try { return JSON.parse(e.textContent).core.phase === 'playing'; } catch (x) { return false; } }"""
+PLAYING = """() => { const s = window.SlurkTask && window.SlurkTask.state('travel-state');
+    return !!(s && s.core && s.core.phase === 'playing'); }"""
 
 
 def test_a_person_who_closed_the_tab_comes_back_to_the_same_seat(chromium, tmp_path):
@@ -89,7 +89,7 @@ def test_a_person_who_closed_the_tab_comes_back_to_the_same_seat(chromium, tmp_p
         back.wait_for_selector("#travel-svg", timeout=WAIT * 1000)
 
         def view():
-            text = back.evaluate("() => document.getElementById('travel-state').textContent")
+            text = back.evaluate(PAGE_STATE_JS, "travel-state")
             return json.loads(text) if text and text.strip() else {}
 
         assert view()["core"]["seat"] == "light"

@@ -3,7 +3,6 @@ Slurk (the double, ETags off and on, and a real Slurk when configured) where the
 the configured pace while the person's own commands are answered at once."""
 from __future__ import annotations
 
-import json
 import time
 
 import pytest
@@ -13,6 +12,7 @@ from bots.pacing import Pacing
 from bots.slurk.runtime import SlurkBot
 from tasks import get_task
 from tasks.core.protocol import Chat, Command
+from tests.page_views import indexed_page_views
 from tests.test_privacy import Participant
 from tests.test_slurk_runtime import WAIT, Table, _poll, bot_config, finish, provision_bot
 
@@ -75,8 +75,7 @@ def test_the_agent_answers_at_a_persons_pace_while_the_room_answers_at_once(slur
         assert reply_after >= 1.5  # held back to the configured pace
         assert help_after < reply_after
         # while held back, Ann's page showed the agent thinking
-        shown = [json.loads(d["text"]) for e, d in list(ann.rec.events)[n:]
-                 if e == "text_update" and d.get("id") == TRAVEL.state_element]
+        shown = [v for i, v in indexed_page_views(ann.rec, TRAVEL) if i >= n]
         assert any(v["core"].get("thinking") == ["ghost"] for v in shown)
     finally:
         finish(bot)

@@ -8,13 +8,13 @@ The private parts come from the game rebuilt from the admin's full log (`Game.pr
 """
 from __future__ import annotations
 
-import json
 import time
 
 from tasks import get_task
 from tests.leaks import find_leaks, readable_logs, rebuild
+from tests.page_views import spec_of_state, wait_page_view
 from tests.slurk_double.recorder import SocketRecorder
-from tests.test_slurk_runtime import PEOPLE, WAIT, Table, _playing, finish, make_bot, wait_logs
+from tests.test_slurk_runtime import PEOPLE, WAIT, Table, finish, make_bot, wait_logs
 from tests.threeseat import SPEC as MEETING
 
 # What `setup` grants a participant: commands go privately to the bot (send_privately), chat is typed.
@@ -37,9 +37,8 @@ class Participant:
         self.rec.disconnect()
 
     def view(self, pred=lambda v: True, count: int = 1) -> dict:
-        found = self.rec.wait_for("text_update", lambda d: d.get("id") == self.state and _playing(d)
-                                  and pred(json.loads(d["text"])), count=count, timeout=WAIT)
-        v = json.loads(found[-1]["text"])
+        """The page's view once `count` views of the playing game match (both parts combined, as the page does)."""
+        v = wait_page_view(self.rec, spec_of_state(self.state), pred, count=count, timeout=WAIT)
         self.bot = v["core"]["bot"]
         return v
 

@@ -102,6 +102,12 @@ def wait_until(pred, timeout: float = WAIT, what: str = "condition", interval: f
 # the page
 
 
+# The view the page holds, as JSON: the state the page script put together (SlurkTask.state: a whole view, or the
+# shared and own parts of a two-part page combined).
+PAGE_STATE_JS = ("(id) => { const s = window.SlurkTask && window.SlurkTask.state(id); "
+                 "return s ? JSON.stringify(s) : null; }")
+
+
 class RealPage:
     def __init__(self, page, url: str):
         self.page = page
@@ -116,8 +122,7 @@ class RealPage:
         page.on("response", lambda r: self.failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
 
     def view(self) -> dict | None:
-        text = self.page.evaluate("() => { const e = document.getElementById('travel-state'); "
-                                  "return e ? e.textContent : null; }")
+        text = self.page.evaluate(PAGE_STATE_JS, "travel-state")
         if not text or not text.strip():
             return None
         try:
@@ -211,9 +216,8 @@ def test_person_plays_travel_against_the_solver_in_a_real_slurk_page(chromium, t
 
         # --- announce the room (what a concierge does): the bot joins, seats Ann, the solver takes ghost
         assert herald.call("room_created", {"room": room, "task": task}, timeout=WAIT) is True
-        page.wait_for_function("""() => { const e = document.getElementById('travel-state');
-            try { return JSON.parse(e.textContent).core.phase === 'playing'; } catch (x) { return false; } }""",
-                               timeout=WAIT * 1000)
+        page.wait_for_function("""() => { const s = window.SlurkTask && window.SlurkTask.state('travel-state');
+            return !!(s && s.core && s.core.phase === 'playing'); }""", timeout=WAIT * 1000)
         page.wait_for_selector("#travel-svg", timeout=WAIT * 1000)
         v = rp.view()
         assert v["core"]["seat"] == "light" and int(v["core"]["bot"]) == bot.user_id, v["core"]

@@ -2,7 +2,8 @@
 
 Message -> socket `text` (with `receiver_id` when private), ChatShown of an agent seat -> `text` prefixed with the
 seat's name, or, when the seat is bound to an agent user, `text` with `impersonate: <agent user>` (shown as that
-user, no prefix), View -> `PATCH /rooms/{r}/text/{state_element}` (JSON, per seat), SetText -> `PATCH .../text/...`,
+user, no prefix), View -> `PATCH /rooms/{r}/text/{state_element}` (JSON, per seat; for a page in two parts the seat's
+own part when it changed, and the shared part to `shared_element`, once for the room), SetText -> `PATCH .../text/...`,
 LogEvent -> `POST /logs`, addressed to the bot's own user unless it is a seat's (e.g. its completion code): Slurk
 lets every member fetch the room's log rows that have no receiver, so the record (game_start with the instance,
 every game_input) must have one. Chat in a relayed room (`Game.chat == "relay"`): people's lines reach the bot
@@ -31,6 +32,7 @@ from tasks.core.protocol import (
 )
 
 from .outbox import OutboxShipper
+from .pageparts import PageParts
 from .rest import SlurkAPIError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -354,8 +356,9 @@ class RoomLanes:
 
 
 class LogShipper(OutboxShipper):
-    """`POST /logs` off the rooms' critical path, in order per room, through the durable outbox (`outbox.py`): an
-    event waits in the state database until Slurk accepted it; transient failures (no connection, 408, 429, 5xx)
+    """`POST /logs` off the rooms' critical path, in order per room, through the durable outbox (`outbox.py`), a
+    room's queued events going as one batch row (`logbatch.py`; readers expand it): an event waits in the state
+    database until Slurk accepted it; transient failures (no connection, 408, 429, 5xx)
     are retried with capped exponential back-off for as long as it takes, other 4xx drop the event with a warning.
     `drain()` waits for the queue, `stop()` drains it (what is left goes out at the next start)."""
 
@@ -370,14 +373,16 @@ class PageUpdates(RoomLanes):
 
     name = "pages"
 
-    def __init__(self, rest, state_element: str, threads: int = 16):
+    def __init__(self, rest, state_element: str, threads: int = 16, shared_element: str = ""):
         self.rest = rest
         self.state_element = state_element
+        self.shared_element = shared_element
         super().__init__(threads)
 
-    def submit(self, delivery: "Delivery", seat: str, uid: int, item: tuple, turn: Optional[Turn],
-               gen: int = 0) -> None:
-        key = (seat, "view") if item[0] == "view" else None
+    def submit(self, delivery: "Delivery", seat: Optional[str], uid: Optional[int], item: tuple,
+               turn: Optional[Turn], gen: int = 0) -> None:
+        """One page update for `uid`, or (seat and uid None) for everyone in the room (a shared page part)."""
+        key = (seat, item[0]) if item[0] in ("view", "shared") else None
         self._submit(delivery.room, (delivery, seat, uid, item, [turn], gen), key)
 
     def _merge(self, old, new):
@@ -392,15 +397,17 @@ class PageUpdates(RoomLanes):
             for t in turns:
                 mark_done(t)
         except SlurkAPIError as exc:
-            if exc.status == 422:  # not online (yet): the room keeps it for the person's return
+            if exc.status == 422 and seat is not None:  # not online (yet): the room keeps it for their return
                 delivery.worker.put("keep", (seat, item, gen))
             else:
                 log.warning("room %s: page update for %s failed: %s", room, seat, exc)
 
-    def _send(self, room: int, uid: int, item: tuple) -> None:
+    def _send(self, room: int, uid: Optional[int], item: tuple) -> None:
         kind = item[0]
         if kind == "view":
             self.rest.set_text(room, self.state_element, json.dumps(item[1], sort_keys=True), receiver_id=uid)
+        elif kind == "shared":
+            self.rest.set_text(room, self.shared_element, json.dumps(item[1], sort_keys=True), receiver_id=uid)
         elif kind == "text":
             self.rest.set_text(room, item[1], item[2], receiver_id=uid)
         elif kind == "attr":
@@ -424,6 +431,8 @@ class Delivery:
         # person's last view said about it: views carry `core.thinking` (absent when nobody thinks).
         self.thinking: tuple[str, ...] = ()
         self.shown_thinking: dict[str, tuple[str, ...]] = {}
+        self.parts = PageParts(self)  # pages in two parts (pageparts.py)
+        self._split: Optional[dict] = None  # this batch's parts: {"shared": {...}, "own": {seat: {...}}}
 
     # --- effects ------------------------------------------------------------------------------------------------
     def deliver(self, effects: list[Effect]) -> None:
@@ -432,6 +441,11 @@ class Delivery:
             # message of the room (it has been shown), or PAGE_HOLD at most, so they do not compete with it for a
             # busy Slurk worker. Log events wait anyway (LogShipper's ship delay).
             self.bot.pages.hold(self.room, PAGE_HOLD)
+        try:
+            self._split = self.parts.split(effects)
+        except Exception:
+            log.exception("room %s: could not split the page views; sent whole", self.room)
+            self._split = None
         for e in effects:
             try:
                 self._one(e)
@@ -439,6 +453,12 @@ class Delivery:
                 log.warning("room %s: could not deliver %s: %s", self.room, type(e).__name__, exc)
             except Exception:
                 log.exception("room %s: could not deliver %s", self.room, type(e).__name__)
+        if self._split is not None:
+            split, self._split = self._split, None
+            try:
+                self.parts.send_shared(split["shared"])
+            except Exception:
+                log.exception("room %s: could not deliver the shared page part", self.room)
 
     def _is_reply(self, e: Effect) -> bool:
         """Does this effect go out as a chat message now?"""
@@ -472,7 +492,18 @@ class Delivery:
         elif isinstance(e, ChatShown):
             self._chat(e)
         elif isinstance(e, View):
-            if w.is_person(e.seat) and self.bot.spec.state_element:
+            split = self._split
+            if split is not None and e.seat in split["own"]:
+                self.shown_thinking[e.seat] = self.thinking
+                self.viewed.add(e.seat)
+                uid = w.user_of(e.seat)
+                data = split["own"][e.seat]
+                sig = (uid, w.join_gen.get(uid, 0), json.dumps(data, sort_keys=True))
+                if self.last_view.get(e.seat) == sig and not self.pending.get(e.seat):
+                    return
+                self.last_view[e.seat] = sig
+                self.to_seat(e.seat, ("view", data))
+            elif w.is_person(e.seat) and self.bot.spec.state_element:
                 data = dict(e.data)
                 # The page sends its commands privately to the bot, so it needs the bot's user id.
                 # `key`: this seat's secret, which its page puts on every command (only its own page receives it);
@@ -547,9 +578,10 @@ class Delivery:
 
     # --- per-seat delivery with keeping -------------------------------------------------------------------------
     def to_seat(self, seat: str, item: tuple) -> None:
-        if item[0] == "view":  # numbered, so a bounced view that a newer one superseded is dropped
-            self.view_seq[seat] = self.view_seq.get(seat, 0) + 1
-            item = ("view", item[1], self.view_seq[seat])
+        if item[0] in ("view", "shared"):  # numbered, so a bounced view that a newer one superseded is dropped
+            key = _seq_key(seat, item[0])
+            self.view_seq[key] = self.view_seq.get(key, 0) + 1
+            item = (item[0], item[1], self.view_seq[key])
         uid = self.worker.user_of(seat)
         if uid is None or uid not in self.worker.online or self.pending.get(seat):
             self._keep(seat, item)
@@ -560,7 +592,7 @@ class Delivery:
         """An update bounced because its receiver was offline when it arrived (a 422, or "not logged in"). Runs in
         the room's worker thread. Keep it until they are back, unless a newer view superseded it, or they have
         come back (joined again) since it was sent: then it goes out again now."""
-        if item[0] == "view" and item[2] != self.view_seq.get(seat):
+        if item[0] in ("view", "shared") and item[2] != self.view_seq.get(_seq_key(seat, item[0])):
             return
         uid = self.worker.user_of(seat)
         if uid in self.worker.online and self.worker.join_gen.get(uid, 0) != gen:
@@ -571,8 +603,8 @@ class Delivery:
 
     def _keep(self, seat: str, item: tuple) -> None:
         items = self.pending.setdefault(seat, [])
-        if item[0] == "view":
-            items[:] = [i for i in items if i[0] != "view"]
+        if item[0] in ("view", "shared"):
+            items[:] = [i for i in items if i[0] != item[0]]
         items.append(item)
 
     def has_pending(self) -> bool:
@@ -599,3 +631,7 @@ class Delivery:
             self.emitter.send(payload, self.turn, seat, item, gen)
         else:
             self.bot.pages.submit(self, seat, uid, item, self.turn, gen)
+
+
+def _seq_key(seat: str, kind: str):
+    return seat if kind == "view" else (seat, kind)

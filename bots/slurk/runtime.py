@@ -59,8 +59,10 @@ from tasks.core.protocol import TimerFired
 
 log = logging.getLogger(__name__)
 
-# Log events wait this long before they are posted: the replies people wait for reach Slurk first (bench/bench_slurk_speed.py).
-LOG_SHIP_DELAY = 0.25
+# A room's log events gather this long, then go as one request (one batch row, bots/slurk/logbatch.py): the replies
+# people wait for reach Slurk first and a game costs Slurk's single worker few commits (bench/bench_slurk_speed.py).
+# The durable outbox keeps them meanwhile; a finished game's rows go at once (OutboxShipper.hurry).
+LOG_SHIP_DELAY = 10.0
 
 
 def log_ship_delay(env=os.environ) -> float:
@@ -147,7 +149,7 @@ class SlurkBot:
         predecessor_sid = self._acquire_lease()
         self.scheduler = Scheduler(self._timer_fired)
         self.logs = LogShipper(self.rest, Outbox(self.store, self.url, self.user_id), ship_delay=log_ship_delay())
-        self.pages = PageUpdates(self.rest, self.spec.state_element)
+        self.pages = PageUpdates(self.rest, self.spec.state_element, shared_element=self.spec.shared_element)
         self.thinking = ThinkingPool(self.llm_client, pacing=self.config.pacing)
         restored = []
         for rec in self.store.open_rooms(task=self.spec.name):

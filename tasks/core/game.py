@@ -119,6 +119,18 @@ class Game:
         """The page state of one seat: only what that seat may know."""
         return {}
 
+    def page_shared(self) -> Optional[dict]:
+        """For pages pushed to many people (Slurk): what every seat's page shows alike, in seat-absolute terms (no
+        "mine" / "me"), or None (the default): each page then gets `view(seat)` whole. With a shared part the
+        transport sends it once to the room and `page_private(seat)` to each seat, and the page (and the task's
+        `TaskSpec.combine_page`, its Python twin) puts `view(seat)` back together: one update per input for all
+        seats instead of one per seat. Nothing here may be private to a seat."""
+        return None
+
+    def page_private(self, seat: str) -> dict:
+        """The rest of `view(seat)` when `page_shared()` is not None (see there)."""
+        return self.view(seat)
+
     def results(self) -> dict:
         """Metrics of the game so far (called when it ends)."""
         return {}

@@ -372,6 +372,21 @@ class Match:
         }
         return data
 
+    def page_parts(self, seat: str) -> Optional[tuple[dict, dict]]:
+        """(the part of the seat's page every seat shares, the seat's own part), or None when the game has no shared
+        part (`Game.page_shared`) or is not playing yet: `view(seat)` is then pushed whole. The core fields split the
+        same way: phase, status, task and chat are everyone's; seat and completion code are the seat's."""
+        if self.phase not in ("playing", "over"):
+            return None
+        shared = self.game.page_shared()
+        if shared is None:
+            return None
+        shared = dict(shared)
+        shared["core"] = {"phase": self.phase, "status": self.status, "task": self.game.task, "chat": self.game.chat}
+        own = dict(self.game.page_private(seat))
+        own["core"] = {"seat": seat, "code": self.codes.get(seat)}
+        return shared, own
+
     def _changed_views(self) -> list[View]:
         out = []
         for seat in self.seats:

@@ -49,6 +49,11 @@ class TaskSpec:
     layout: str = ""                            # file name under layouts/
     plugins: tuple[str, ...] = ()               # file names under plugins/, embedded into the layout
     state_element: str = ""                     # page element whose text carries the seat's view as JSON
+    # With `Game.page_shared`: the element whose text carries the part every seat's page shares (state_element then
+    # carries the seat's own part), and the Python twin of the page script's combine(shared, own) -> view(seat)
+    # without "core" (tests and tools read pages with it; tasks/core/pages.py).
+    shared_element: str = ""
+    combine_page: Optional[Callable[[dict, dict], dict]] = None
     description: str = ""
     # The partner population for `--population`: (seat the partners take, brain names that behave like different
     # people: terse, chatty, typos, never sharing, insisting, ...). The evaluated agent takes the other seat(s).

@@ -173,6 +173,26 @@ class TravelGame(Game):
             "share": self.rules != "paper",  # is /share available (paper rules: coins only through chat)
         }
 
+    # The page in two parts (Game.page_shared): one small update per move reaches both pages (what moves change);
+    # the rest, the seat's own and what never changes, goes to each page when it changes (at the start, mostly).
+    # tasks/travel/page.py and plugins/travel.js put view(seat) back together.
+    def page_shared(self) -> dict:
+        p = self.proposals.pending
+        return {
+            "agreed": list(self.agreed),
+            "pending": None if p is None else {"by": p.by, "path": list(p.value["path"]), "kind": p.value["kind"]},
+            "submitted": {s: self.gate.submitted.get(s) is not None for s in self.seats},
+            "turns_left": {s: self.budget.left(s) for s in self.seats},
+            "result": self._final_view(),
+        }
+
+    def page_private(self, seat: str) -> dict:
+        v = self.view(seat)
+        own = {k: v[k] for k in ("world", "rooms", "start", "my_coins", "partner_coins", "my_shared",
+                                 "partner_submitted", "coin_range", "turn_limit", "rules", "share")}
+        own.update(seats=list(self.seats), my_tour=v["submitted"]["me"])
+        return own
+
     def _final_view(self) -> Optional[dict]:
         f = self._final
         if f is None:

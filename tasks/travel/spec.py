@@ -1,7 +1,7 @@
 """TRAVELING ADVENTURERS as a task of the bot suite."""
 from tasks.core import CliOption, TaskSpec
 
-from . import metrics
+from . import metrics, page
 from .brains import BRAINS
 from .game import TravelGame
 
@@ -29,6 +29,8 @@ SPEC = TaskSpec(
     layout="travel.json",
     plugins=("travel.js", "travel.css"),
     state_element="travel-state",
+    shared_element="travel-shared",
+    combine_page=page.combine,
     description=(
         "Two players plan one round trip through a house together. Each sees only their own coins on the "
         "hallways; the pair earns the coins of both worlds along the tour, so they must share what matters, "
