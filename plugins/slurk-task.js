@@ -233,27 +233,17 @@ window.SlurkTask = window.SlurkTask || (function () {
         return state;
     }
 
-    function take(id, w, text) {
+    // The state element's text (part "own": a whole view, or this seat's own part) or the shared element's.
+    function take(id, w, text, part) {
+        var own = part !== "shared", seen = own ? "lastText" : "lastShared";
         if (text === null || text === undefined) { return; }
         text = String(text);
-        if (text === w.lastText) { return; }
-        w.lastText = text;
+        if (text === w[seen]) { return; }
+        w[seen] = text;
         if (!text.trim()) { return; }
         var state = parsed(w, text);
         if (state === null) { return; }
-        w.own = state;
-        draw(id, w);
-    }
-
-    function takeShared(id, w, text) {
-        if (text === null || text === undefined) { return; }
-        text = String(text);
-        if (text === w.lastShared) { return; }
-        w.lastShared = text;
-        if (!text.trim()) { return; }
-        var state = parsed(w, text);
-        if (state === null) { return; }
-        w.shared = state;
+        if (own) { w.own = state; } else { w.shared = state; }
         draw(id, w);
     }
 
@@ -309,7 +299,7 @@ window.SlurkTask = window.SlurkTask || (function () {
         var sharedEl = w.sharedId ? document.getElementById(w.sharedId) : null;
         if (sharedEl && typeof MutationObserver !== "undefined") {
             w.sharedObserver = new MutationObserver(function () {
-                if (watchers[id] === w) { takeShared(id, w, sharedEl.textContent); }
+                if (watchers[id] === w) { take(id, w, sharedEl.textContent, "shared"); }
             });
             w.sharedObserver.observe(sharedEl, {childList: true, characterData: true, subtree: true});
         }
@@ -317,7 +307,7 @@ window.SlurkTask = window.SlurkTask || (function () {
         var sharedText = sharedEl ? sharedEl.textContent : "";
         var cached = roomInfo(currentRoom()).views[id];
         if (text && text.trim()) {
-            if (sharedText && sharedText.trim()) { takeShared(id, w, sharedText); }
+            if (sharedText && sharedText.trim()) { take(id, w, sharedText, "shared"); }
             take(id, w, text);
         } else if (cached) {
             // The layout's html was put in again (rejoin): draw the last view of this room.
@@ -468,7 +458,7 @@ window.SlurkTask = window.SlurkTask || (function () {
             if (w) { take(d.id, w, d.text); return; }
             var owner = d && typeof d.id === "string" ? sharedOf[d.id] : undefined;
             if (owner !== undefined && watchers[owner] && watchers[owner].sharedId === d.id) {
-                takeShared(owner, watchers[owner], d.text);
+                take(owner, watchers[owner], d.text, "shared");
             }
         });
         socket.on("command", function (d) {

@@ -251,16 +251,20 @@ def test_a_batch_whose_answer_was_lost_is_found_not_posted_twice():
     assert shipper.accepted == 4 and shipper.posts == 1  # the found batch was not a new request
 
 
-@pytest.mark.parametrize("status", [500, 502, 504])
-def test_a_batch_that_failed_with_a_server_error_is_looked_for_then_posted_once(status):
-    rest = _Rest({"a": [status]})
-    shipper = OutboxShipper(rest, threads=1, base_delay=0.01, max_delay=0.05, ship_delay=0.2)
+def _ship_abc(shipper) -> None:
+    """Events a, b, c of room 1 through the shipper, until they are out; then it stops."""
     try:
         for event in ("a", "b", "c"):
             shipper.post(1, event, {})
         assert shipper.drain(WAIT)
     finally:
         shipper.stop()
+
+
+@pytest.mark.parametrize("status", [500, 502, 504])
+def test_a_batch_that_failed_with_a_server_error_is_looked_for_then_posted_once(status):
+    rest = _Rest({"a": [status]})
+    _ship_abc(OutboxShipper(rest, threads=1, base_delay=0.01, max_delay=0.05, ship_delay=0.2))
     assert rest.events(1) == ["a", "b", "c"]
     assert [e for e, _ in rest.posts] == [logbatch.BATCH_EVENT, logbatch.BATCH_EVENT]  # regrouped as one again
 
@@ -285,13 +289,7 @@ def test_a_refused_batch_is_dropped_with_a_warning_and_the_room_goes_on(caplog):
 
 def test_a_batch_too_large_for_slurk_goes_one_by_one():
     rest = _Rest({"b": [413]})
-    shipper = OutboxShipper(rest, threads=1, ship_delay=0.2)
-    try:
-        for event in ("a", "b", "c"):
-            shipper.post(1, event, {})
-        assert shipper.drain(WAIT)
-    finally:
-        shipper.stop()
+    _ship_abc(OutboxShipper(rest, threads=1, ship_delay=0.2))
     assert rest.events(1) == ["a", "b", "c"]
     assert [e for e, _ in rest.posts] == [logbatch.BATCH_EVENT, "a", "b", "c"]
 
