@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 CLOSED_PLACEHOLDER = "This game has ended. Thank you for taking part!"
-MAX_SAMPLES = 100_000  # turnaround samples kept by Metrics
+MAX_SAMPLES = 20_000  # turnaround samples kept by Metrics, the newest only (about 32 bytes each with its float)
 PAGE_HOLD = 0.1  # seconds an input's page updates wait at most for its reply to be shown (Delivery.deliver)
 
 
