@@ -56,6 +56,7 @@ from typing import Optional
 
 from . import logbatch
 from .outbox_table import Outbox  # noqa: F401 - the runtime opens it from here
+from .recent import RecentMap
 from .rest import SlurkAPIError
 
 log = logging.getLogger(__name__)
@@ -134,7 +135,8 @@ class OutboxShipper:
         self._hurried: set[int] = set()  # rooms whose events go without the ship delay until their queue is empty
         self._count = 0
         self._leftover = 0
-        self._acked: dict[int, int] = dict(outbox.acked) if outbox is not None else {}
+        # room -> the newest log row Slurk made for it (the floor when looking for an event in doubt), recent rooms
+        self._acked = RecentMap(outbox.acked if outbox is not None else {})
         self._memory_ids = 0
         self._done: list[tuple] = []  # (id, room, log id) accepted or given up, not yet marked in the table
         self._stopped = False

@@ -6,6 +6,8 @@ import threading
 import time
 from typing import TYPE_CHECKING, Optional
 
+from .recent import RecentMap
+
 if TYPE_CHECKING:  # pragma: no cover
     from .store import RoomStore
 
@@ -47,8 +49,10 @@ class Outbox:
         self.key = (str(server), int(bot_user))
         store.run(lambda db: db.executescript(SCHEMA))
         self._rows, marks, last = store.run(self._load)
-        self.acked = {room: log_id for room, (_, log_id) in marks.items()}
-        self._marks = dict(marks)  # room -> (shipped id, log id), as written
+        # room -> (shipped id, log id) as written, for the rooms used most recently (read oldest first): a room
+        # forgotten here starts again from (0, 0), which its next batch raises to its own ids (in order per room)
+        self._marks = RecentMap(marks)
+        self.acked = {room: log_id for room, (_, log_id) in self._marks.items()}
         self._next = last + 1
         self._lock = threading.Lock()
         self._unpruned = 0
@@ -62,7 +66,8 @@ class Outbox:
         rows = db.execute("SELECT id, room_id, event, data, receiver_id FROM outbox WHERE server=? AND bot_user=? "
                           "ORDER BY id", self.key).fetchall()
         marks = {r: (s, l) for r, s, l in db.execute(
-            "SELECT room_id, shipped, log_id FROM outbox_rooms WHERE server=? AND bot_user=?", self.key).fetchall()}
+            "SELECT room_id, shipped, log_id FROM outbox_rooms WHERE server=? AND bot_user=? ORDER BY shipped",
+            self.key).fetchall()}
         last = max([r[0] for r in rows] + [s for s, _ in marks.values()] + [0])
         return rows, marks, last
 
@@ -94,7 +99,7 @@ class Outbox:
         or None)], each room's in order. Moves the rooms' watermarks in one statement; returns its job."""
         changed: dict[int, tuple[int, int]] = {}
         for oid, room, log_id in done:
-            shipped, newest = changed.get(room) or self._marks.get(room) or (0, 0)
+            shipped, newest = changed.pop(room, None) or self._marks.get(room) or (0, 0)  # now the newest
             changed[room] = (max(shipped, oid), max(newest, log_id or 0))
         self._marks.update(changed)
         self._unpruned += len(done)
@@ -114,8 +119,10 @@ class Outbox:
         """Delete the rows of events that are out (in bulk, per room)."""
         job = None
         for room in self._prune_rooms:
-            job = self.store.write_later("DELETE FROM outbox WHERE server=? AND bot_user=? AND room_id=? AND id <= ?",
-                                         (*self.key, room, self._marks[room][0]))
+            if room in self._marks:
+                job = self.store.write_later(
+                    "DELETE FROM outbox WHERE server=? AND bot_user=? AND room_id=? AND id <= ?",
+                    (*self.key, room, self._marks[room][0]))
         self._prune_rooms = set()
         self._unpruned = 0
         return job

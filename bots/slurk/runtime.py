@@ -48,6 +48,7 @@ from .delivery import LogShipper, Metrics, PageUpdates
 from .guard import SessionGuard, wait_until_session_free
 from .lease import InstanceConflict, Lease
 from .outbox import Outbox
+from .recent import RecentMap
 from .socket import InOrderClient, user_id_of
 from .rest import SlurkAPIError, SlurkREST
 from .rooms import RoomWorker
@@ -72,7 +73,6 @@ def log_ship_delay(env=os.environ) -> float:
         return max(0.0, float(env.get("BOT_LOG_DELAY", LOG_SHIP_DELAY)))
     except ValueError:
         return LOG_SHIP_DELAY
-MAX_RETIRED = 10_000  # finished rooms remembered (their late events are ignored)
 
 
 class SlurkAuthError(RuntimeError):
@@ -126,7 +126,7 @@ class SlurkBot:
         self.thinking: Optional[ThinkingPool] = None  # agents' act() calls, off the rooms' threads
         self.gen = 0  # connection generation: +1 on every disconnect
         self._rooms: dict[int, RoomWorker] = {}
-        self._retired: dict[int, str] = {}
+        self._retired: RecentMap = RecentMap()  # finished rooms (their late events are ignored), the newest
         self._lock = threading.RLock()
         self._connected = threading.Event()
         self._joined_any = threading.Event()
@@ -410,8 +410,6 @@ class SlurkBot:
                 return False
             self._rooms.pop(worker.room_id, None)
             self._retired[worker.room_id] = worker.state
-            if len(self._retired) > MAX_RETIRED:  # the oldest are forgotten: a bot that runs for weeks stays flat
-                del self._retired[next(iter(self._retired))]
             return True
 
     def _timer_fired(self, room: int, name: str, token: int) -> None:
