@@ -1,4 +1,4 @@
-"""Executing a match's effects as Slurk calls, for one room, plus the turnaround metrics used by the benchmark.
+"""Executing a match's effects as Slurk calls, for one room (turnaround metrics: `metrics.py`).
 
 Message -> socket `text` (with `receiver_id` when private), ChatShown of an agent seat -> `text` prefixed with the
 seat's name, or, when the seat is bound to an agent user, `text` with `impersonate: <agent user>` (shown as that
@@ -31,6 +31,7 @@ from tasks.core.protocol import (
     CancelTimer, ChatShown, Effect, GameOver, LogEvent, Message, SetText, SetTimer, View,
 )
 
+from .metrics import Metrics, Turn  # noqa: F401 - the runtime and the tests take them from here
 from .outbox import OutboxShipper
 from .pageparts import PageParts
 from .rest import SlurkAPIError
@@ -41,91 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 CLOSED_PLACEHOLDER = "This game has ended. Thank you for taking part!"
-MAX_SAMPLES = 20_000  # turnaround samples kept by Metrics, the newest only (about 32 bytes each with its float)
 PAGE_HOLD = 0.1  # seconds an input's page updates wait at most for its reply to be shown (Delivery.deliver)
-
-
-class Metrics:
-    """Turnaround per input, from the moment its Slurk event reached the bot to its first effect:
-
-    - `sent`: the first effect left the bot (a socket message handed to the connection, a REST request issued);
-      this is the bot's own turnaround, the figure the benchmark reports;
-    - `done`: the first effect was acknowledged by Slurk (socket ack, HTTP response), so it includes the server's
-      time.
-    """
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        # the newest samples only: a bot that runs for weeks must not grow with its history
-        self.turnaround: "collections.deque[float]" = collections.deque(maxlen=MAX_SAMPLES)  # sent
-        self.acknowledged: "collections.deque[float]" = collections.deque(maxlen=MAX_SAMPLES)  # done
-        self.events = 0
-        self.requests: collections.Counter = collections.Counter()  # "PATCH /rooms/{}/text/{}", "socket text", ...
-
-    def record(self, seconds: float, done: bool = False) -> None:
-        with self._lock:
-            (self.acknowledged if done else self.turnaround).append(seconds)
-
-    def count_event(self) -> None:
-        with self._lock:
-            self.events += 1
-
-    def count_request(self, kind: str) -> None:
-        with self._lock:
-            self.requests[kind] += 1
-
-    def reset(self) -> None:
-        with self._lock:
-            self.turnaround.clear()
-            self.acknowledged.clear()
-            self.events = 0
-            self.requests = collections.Counter()
-
-    def to_dict(self) -> dict:
-        """The raw samples (seconds), the event count and `summary()`, JSON-serialisable (for BOT_METRICS_OUT)."""
-        with self._lock:
-            d = {"turnaround_s": list(self.turnaround), "acknowledged_s": list(self.acknowledged),
-                 "events": self.events, "requests": dict(self.requests)}
-        d["summary"] = self.summary()
-        return d
-
-    def summary(self) -> dict:
-        with self._lock:
-            xs, ys = sorted(self.turnaround), sorted(self.acknowledged)
-
-        def pct(v, p):
-            return round(1000 * v[min(len(v) - 1, int(p * len(v)))], 2) if v else None
-
-        return {"n": len(xs), "p50_ms": pct(xs, 0.50), "p99_ms": pct(xs, 0.99),
-                "max_ms": round(1000 * xs[-1], 2) if xs else None,
-                "done_p50_ms": pct(ys, 0.50), "done_p99_ms": pct(ys, 0.99)}
-
-
-class Turn:
-    """One input's clock: the first of its effects to leave (from any thread) records `sent`, the first one Slurk
-    acknowledges records `done`."""
-
-    __slots__ = ("t0", "metrics", "_sent", "_done", "_lock")
-
-    def __init__(self, t0: float, metrics: Metrics):
-        self.t0 = t0
-        self.metrics = metrics
-        self._sent = self._done = False
-        self._lock = threading.Lock()
-
-    def sent(self) -> None:
-        with self._lock:
-            if self._sent:
-                return
-            self._sent = True
-        self.metrics.record(time.perf_counter() - self.t0)
-
-    def done(self) -> None:
-        with self._lock:
-            if self._done:
-                return
-            self._done = True
-        self.metrics.record(time.perf_counter() - self.t0, done=True)
 
 
 def mark(turn: Optional[Turn]) -> None:
