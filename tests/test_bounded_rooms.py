@@ -1,8 +1,11 @@
-"""Per-room bookkeeping stays bounded in a bot that runs for weeks: the log outbox's watermarks and log floors and the
-runtime's finished rooms keep the rooms used most recently only (bots/slurk/recent.py)."""
+"""A bot that runs for weeks stays flat: a finished room is freed at once (no reference cycle keeps it for the garbage
+collector), and per-room bookkeeping (the log outbox's watermarks and log floors, the runtime's finished rooms) keeps
+the rooms used most recently only (bots/slurk/recent.py)."""
 from __future__ import annotations
 
+import gc
 import time
+import weakref
 
 import pytest
 
@@ -92,3 +95,28 @@ def test_a_room_forgotten_by_the_outbox_ships_in_order_when_it_speaks_again(smal
     store.close()
     outbox3 = Outbox(RoomStore(str(tmp_path / "state.sqlite3"), server="http://slurk", bot_user=7), "http://slurk", 7)
     assert outbox3.leftover() == []  # its watermark was written again, past all its rows
+
+
+def test_a_finished_room_is_freed_without_the_garbage_collector(slurk_server, tmp_path, monkeypatch):
+    from bots.slurk import rooms
+    from tasks.core.match import TimerConfig
+    from tests.test_attacks_seats import _start_pair
+    from tests.test_slurk_runtime import _poll, finish
+
+    monkeypatch.setattr(rooms, "KEEP_FOR_ABSENT_SECONDS", 1.0)
+    gc.collect()
+    gc.disable()  # only reference counting frees anything during the game
+    bot = None
+    try:
+        _table, room, bot, _creds, a, b = _start_pair(slurk_server, tmp_path,
+                                                      timers=TimerConfig(partner_left_grace=0.5))
+        worker = weakref.ref(bot.room(room))
+        delivery, game = weakref.ref(worker().delivery), weakref.ref(worker().match.game)
+        b.disconnect()  # the game ends; b never comes back for their last messages, so the bot leaves after 1 s
+        a.wait_view(lambda v: v["core"]["phase"] == "over")
+        _poll(lambda: bot.room(room) is None)
+        _poll(lambda: worker() is None and delivery() is None and game() is None)
+    finally:
+        gc.enable()
+        if bot is not None:
+            finish(bot)

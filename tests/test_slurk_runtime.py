@@ -613,6 +613,7 @@ def _delivery():
     bot = _FakeBot()
     worker = _FakeWorker(bot)
     worker.delivery = Delivery(worker)
+    bot.worker = worker  # the bot holds its rooms' workers (a delivery refers to its worker weakly)
     return bot, worker.delivery
 
 

@@ -25,6 +25,7 @@ import json
 import logging
 import threading
 import time
+import weakref
 from typing import TYPE_CHECKING, Callable, Optional
 
 from tasks.core.protocol import (
@@ -258,6 +259,7 @@ class RoomLanes:
             except Exception:  # pragma: no cover - _run handles its own errors
                 log.exception("room %s: %s job failed", room, self.name)
             finally:
+                job = None  # an idle thread must not keep its last job (and through it a finished room) alive
                 with self._cond:
                     self._pending[room] -= 1
                     if self._pending[room] <= 0:
@@ -333,9 +335,23 @@ class PageUpdates(RoomLanes):
             raise ValueError(kind)
 
 
+def _weak(method: Callable) -> Callable:
+    """`method`, called while its object lives (a no-op after), without keeping that object alive."""
+    ref = weakref.WeakMethod(method)
+
+    def call(*args):
+        bound = ref()
+        return None if bound is None else bound(*args)
+    return call
+
+
 class Delivery:
+    """Owned by its room's worker. Its links back (to the worker; from the emitter and the page parts to it) are weak:
+    with strong ones a finished room would form a cycle that only the garbage collector frees, and finished rooms
+    piled up between its full runs (fragmenting the heap: the soak bench's memory grew with the games played)."""
+
     def __init__(self, worker: "RoomWorker"):
-        self.worker = worker
+        self.worker = weakref.proxy(worker)
         self.bot = worker.bot
         self.room = worker.room_id
         self.pending: dict[str, list[tuple]] = {}  # seat -> kept items, in order
@@ -343,7 +359,7 @@ class Delivery:
         self.view_seq: dict[str, int] = {}  # seat -> number of the newest view sent or kept
         self.viewed: set[str] = set()  # seats whose view went out while handling the current input
         self.last_view: dict[str, tuple] = {}  # seat -> (user, visit, JSON) of the newest view sent
-        self.emitter = Emitter(self.bot, self.room, self._refused, self._release_pages)
+        self.emitter = Emitter(self.bot, self.room, _weak(self._refused), _weak(self._release_pages))
         # Seats whose agent is thinking now (kept up to date by the room, `RoomWorker._show_thinking`), and what each
         # person's last view said about it: views carry `core.thinking` (absent when nobody thinks).
         self.thinking: tuple[str, ...] = ()

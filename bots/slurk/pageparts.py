@@ -10,6 +10,7 @@ seat's business.
 from __future__ import annotations
 
 import json
+import weakref
 from typing import TYPE_CHECKING, Optional
 
 from tasks.core.protocol import Effect, View
@@ -20,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class PageParts:
     def __init__(self, delivery: "Delivery"):
-        self.d = delivery
+        self.d = weakref.proxy(delivery)  # the delivery owns this (no cycle: see Delivery)
         self.shared_base: Optional[str] = None  # JSON of the newest shared part, without the acknowledgements
         self.shared_sent: dict[str, tuple] = {}  # seat -> (user, visit, JSON) of the newest shared part it got
         self.public_acks: dict[str, str] = {}

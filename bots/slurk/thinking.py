@@ -116,6 +116,7 @@ class ThinkingPool:
             except Exception:  # pragma: no cover - _run reports its own errors
                 log.exception("thinking job failed")
             finally:
+                worker = driver = None  # an idle thread must not keep its last room alive
                 with self._cond:
                     self._busy -= 1
                     if not held:

@@ -29,6 +29,7 @@ players may still submit it.
 """
 from __future__ import annotations
 
+import functools
 from typing import Optional, Sequence
 
 from tasks.core import Context, Game, ProposalCycle, RuleError, SubmitGate, TurnBudget
@@ -75,7 +76,9 @@ class TravelGame(Game):
         self.optimal_tours = [list(t) for t in inst["optimal_tours"]]
         self.agreed: list[str] = [b.start]
         self.proposals = ProposalCycle(self.seats)
-        self.gate = SubmitGate(self.seats, canon=self._canon)
+        # a function of the start room, not a bound method: a game that held itself through its gate would wait
+        # for the garbage collector instead of being freed when its room (or an agent's copy) lets go of it
+        self.gate = SubmitGate(self.seats, canon=functools.partial(normalize_tour, start=b.start))
         self.budget = TurnBudget(self.seats, self.turn_limit)
         self.shared: dict[str, list[str]] = {s: [] for s in self.seats}  # edge keys, in the order shared
         self.messages = {s: 0 for s in self.seats}

@@ -217,9 +217,12 @@ def _dp_all(P: _Problem, limit: int, tol: float) -> list[list[int]]:
             if prev & bits[k] and cand[k] >= dp[mask][j] - tol:
                 walk(prev, k, suffix + [k])
 
-    for j in range(m):
-        if final[j] >= best - tol:
-            walk(full, j, [j])
+    try:
+        for j in range(m):
+            if final[j] >= best - tol:
+                walk(full, j, [j])
+    finally:
+        walk = None  # noqa: F841 - the recursive closure holds itself (and the DP table) until this cell is cleared
     return out
 
 
