@@ -104,6 +104,7 @@ def test_a_finished_room_is_freed_without_the_garbage_collector(slurk_server, tm
     from tests.test_slurk_runtime import _poll, finish
 
     monkeypatch.setattr(rooms, "KEEP_FOR_ABSENT_SECONDS", 1.0)
+    monkeypatch.setattr(recent, "MAX_ROOMS", 0)  # the bot forgets finished rooms at once
     gc.collect()
     gc.disable()  # only reference counting frees anything during the game
     bot = None
@@ -116,6 +117,12 @@ def test_a_finished_room_is_freed_without_the_garbage_collector(slurk_server, tm
         a.wait_view(lambda v: v["core"]["phase"] == "over")
         _poll(lambda: bot.room(room) is None)
         _poll(lambda: worker() is None and delivery() is None and game() is None)
+        # forgotten by the bounded map of finished rooms (bound 0 here), announced again by a participant: the
+        # state database knows the game is over, so the bot does not join the room again
+        a.announce(room, _table.task)
+        time.sleep(1.0)  # a join would follow within milliseconds
+        assert bot.room(room) is None
+        assert room not in {r["id"] for r in slurk_server.api("GET", f"users/{bot.user_id}/rooms").json()}
     finally:
         gc.enable()
         if bot is not None:

@@ -279,7 +279,11 @@ class RoomWorker(PersonInputs):
         room is joined only if it is one of this task's rooms. Announced users are seated only if they may sit."""
         if self.state != "new":
             return
-        if self.bot.store.status(self.room_id) is None:
+        status = self.bot.store.status(self.room_id)
+        if status not in (None, "open"):  # one of our finished games (announced again, by anyone): never rejoined
+            self.state = "ignored"
+            return
+        if status is None:
             try:
                 ours = self._is_task_room()
             except SlurkAPIError as exc:
