@@ -14,15 +14,8 @@ from bots.slurk.outbox import Outbox, OutboxShipper
 from bots.slurk.recent import RecentMap
 from bots.slurk.store import RoomStore
 from tests.test_attacks_outage import _Rest
+from tests.test_log_batches import WAIT, _wait
 
-WAIT = 10.0
-
-
-def _wait(pred, timeout=WAIT):
-    deadline = time.monotonic() + timeout
-    while not pred():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
 
 
 def test_recent_map_forgets_the_least_recently_set_room_past_its_bound():
@@ -46,6 +39,14 @@ def small_bound(monkeypatch):
     monkeypatch.setattr(recent, "MAX_ROOMS", 5)
 
 
+def _outbox(tmp_path):
+    """A scripted Slurk, the state database, its outbox and a shipper through it."""
+    rest = _Rest()
+    store = RoomStore(str(tmp_path / "state.sqlite3"), server="http://slurk", bot_user=7)
+    outbox = Outbox(store, "http://slurk", 7)
+    return rest, store, outbox, OutboxShipper(rest, outbox=outbox, threads=2)
+
+
 def _ship(shipper, rooms):
     for room in rooms:
         shipper.post(room, "game_input", {"room": room})
@@ -53,10 +54,7 @@ def _ship(shipper, rooms):
 
 
 def test_the_outbox_remembers_recent_rooms_only_and_still_ships_and_restarts_cleanly(small_bound, tmp_path):
-    rest = _Rest()
-    store = RoomStore(str(tmp_path / "state.sqlite3"), server="http://slurk", bot_user=7)
-    outbox = Outbox(store, "http://slurk", 7)
-    shipper = OutboxShipper(rest, outbox=outbox, threads=2)
+    rest, store, outbox, shipper = _outbox(tmp_path)
     try:
         _ship(shipper, range(1, 31))  # 30 finished rooms, one event each
         _ship(shipper, [3])  # an old room that speaks again is remembered anew
@@ -77,10 +75,7 @@ def test_the_outbox_remembers_recent_rooms_only_and_still_ships_and_restarts_cle
 
 
 def test_a_room_forgotten_by_the_outbox_ships_in_order_when_it_speaks_again(small_bound, tmp_path):
-    rest = _Rest()
-    store = RoomStore(str(tmp_path / "state.sqlite3"), server="http://slurk", bot_user=7)
-    outbox = Outbox(store, "http://slurk", 7)
-    shipper = OutboxShipper(rest, outbox=outbox, threads=2)
+    rest, store, outbox, shipper = _outbox(tmp_path)
     try:
         _ship(shipper, [1])
         _ship(shipper, range(2, 12))
