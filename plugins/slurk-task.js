@@ -40,6 +40,7 @@ window.SlurkTask = window.SlurkTask || (function () {
     var ackListeners = Object.create(null);  // name -> fn(nonce), one per plugin (scripts run again on rejoin)
     var nonceCount = 0;
     var banner = null;
+    var HEADER_PX = 80;                   // Slurk's #header is fixed at the top, this high (its chat.css)
 
     function currentRoom() { return typeof self_room === "undefined" ? null : self_room; }
     function me() { return typeof self_user === "undefined" ? null : self_user; }
@@ -110,7 +111,8 @@ window.SlurkTask = window.SlurkTask || (function () {
             banner.id = "slurk-task-banner";
             banner.setAttribute("role", "status");
             banner.setAttribute("aria-live", "polite");
-            banner.style.cssText = "position:fixed;top:8px;right:8px;z-index:1000;max-width:22em;font:14px sans-serif;" +
+            banner.style.cssText = "position:fixed;top:" + (HEADER_PX + 8) + "px;right:8px;z-index:1000;max-width:22em;" +
+                "font:14px sans-serif;" +
                 "display:none;flex-direction:column;gap:4px;";
             document.body.appendChild(banner);
         }
@@ -126,7 +128,39 @@ window.SlurkTask = window.SlurkTask || (function () {
     }
 
     var statusCore = {};
-    function showStatus(core) { statusCore = core || {}; noteReturn(statusCore); refreshBanner(); }
+    function showStatus(core) { statusCore = core || {}; noteRole(statusCore); noteReturn(statusCore); refreshBanner(); }
+
+    // "You are Player 2 (Jordan in the chat). Your partner is Player 1 (Casey in the chat)." at the top of the task
+    // area: the role name is what the game master and the page call this person; the chat shows login names.
+    function whoText(core) {
+        var roles = core && core.roles && typeof core.roles === "object" ? core.roles : null;
+        var people = core && core.people && typeof core.people === "object" ? core.people : {};
+        if (!roles || typeof core.seat !== "string" || !roles[core.seat]) { return null; }
+        var named = function (s) {
+            var role = String(roles[s]), chat = people[s] ? String(people[s]) : "";
+            return chat && chat !== role ? role + " (" + chat + " in the chat)" : role;
+        };
+        var others = Object.keys(roles).filter(function (s) { return s !== core.seat; }).map(named);
+        var text = "You are " + named(core.seat) + ".";
+        if (others.length === 1) { text += " Your partner is " + others[0] + "."; }
+        else if (others.length > 1) {
+            text += " Also in this game: " + others.slice(0, -1).join(", ") + " and " + others[others.length - 1] + ".";
+        }
+        return text;
+    }
+    function noteRole(core) {
+        var host = document.getElementById("custom"), el = document.getElementById("slurk-task-role");
+        var text = whoText(core);
+        if (!host || !text) { return; }
+        if (!el) {
+            el = document.createElement("div");
+            el.id = "slurk-task-role";
+            el.className = "slurk-task-role";
+            el.style.cssText = "font:bold 14px sans-serif;color:#00305E;margin:6px 8px;";
+        }
+        el.textContent = text;
+        if (host.firstChild !== el) { host.insertBefore(el, host.firstChild); }
+    }
 
     function refreshBanner() {
         var host = bannerElement();
@@ -501,6 +535,7 @@ window.SlurkTask = window.SlurkTask || (function () {
         keyed: function () { return !!roomInfo(currentRoom()).key; },
         state: lastState,
         ending: function (core) { return ending(core || statusCore); },
+        who: function (core) { return whoText(core || statusCore); },
         bot: function () { return roomInfo(currentRoom()).bot; },
         chat: function () { return roomInfo(currentRoom()).chat || "open"; },
         pending: function () { return queue.length; },
@@ -509,3 +544,48 @@ window.SlurkTask = window.SlurkTask || (function () {
 }());
 
 window.SlurkTask.bindSocket();
+
+// --- pairing: a stray `left_room` (study flow, issue 27) ------------------------------------------------------
+// Slurk's page makes the chat box read-only ("Disconnected!") and hides the user list on ANY `left_room`. When the
+// concierge's moves cross (the task room's `joined_room` handled before the waiting room's `left_room`), the page
+// would stay dead in the room it is in. A `left_room` for another room restores what Slurk's `joined_room` set: the
+// chat box (unless the room or its layout is read-only) and the user list / latency as the layout says. Registered
+// once per socket (this script runs again on every `joined_room`); Slurk's own handler runs first.
+(function () {
+    "use strict";
+    if (typeof socket === "undefined" || !socket || typeof socket.on !== "function" || socket.__slurkTaskLeftRoom) {
+        return;
+    }
+    socket.__slurkTaskLeftRoom = true;
+    var known = Object.create(null);  // room -> {readOnly, users, latency} as last read from Slurk
+    function here() { return typeof self_room === "undefined" ? null : self_room; }
+    function apply(room, info) {
+        if (String(here()) !== String(room)) { return; }  // moved on meanwhile: that room's joined_room decides
+        var text = document.getElementById("text");
+        if (text) {
+            text.readOnly = !!info.readOnly;
+            text.placeholder = info.readOnly ? "This room is read-only" : "Enter your message here!";
+        }
+        if (typeof $ === "function") {
+            $("#user-list").fadeTo(null, info.users ? 1 : 0);
+            $("#latency").fadeTo(null, info.latency ? 1 : 0);
+        }
+    }
+    function read(path) {
+        var token = typeof TOKEN === "undefined" ? "" : TOKEN;
+        return fetch(location.origin + "/slurk/api/" + path, {headers: {"Authorization": "Bearer " + token}})
+            .then(function (r) { if (!r.ok) { throw new Error(path + ": " + r.status); } return r.json(); });
+    }
+    socket.on("left_room", function (d) {
+        var room = here();
+        if (!d || room === null || room === undefined || String(d.room) === String(room)) { return; }
+        apply(room, known[room] || {readOnly: false, users: true, latency: false});  // at once, then as Slurk says
+        read("rooms/" + room).then(function (r) {
+            return read("layouts/" + r.layout_id).then(function (layout) {
+                known[room] = {readOnly: !!(r.read_only || layout.read_only), users: !!layout.show_users,
+                               latency: !!layout.show_latency};
+                apply(room, known[room]);
+            });
+        }).catch(function (e) { if (window.console) { console.warn("slurk-task: room state not read", e); } });
+    });
+}());

@@ -155,20 +155,38 @@ def test_help_lists_commands():
     assert "/propose N" in text and "/agree" in text and "/help" in text
 
 
-def test_rule_bug_is_contained_then_room_closed_after_repeats():
+def test_a_persons_input_that_breaks_the_rules_is_refused_and_never_closes_the_room():
     m = started()
-    eff = m.handle(Command("a", "crash"))
+    before = json.dumps([v.data for v in m.views()], sort_keys=True)
+    for _ in range(10):
+        eff = m.handle(Command("a", "crash"))
+        assert m.game.agreed is None, "a failing rule must be rolled back"
+        assert not logs(eff, "error") and m.phase == "playing"
+        [refused] = logs(eff, "input_refused")
+        assert refused.data["seat"] == "a" and refused.data["error"] == "ZeroDivisionError" and refused.data["trace"]
+        assert [x.to for x in msgs(eff)] == ["a"] and "nothing changed" in msgs(eff)[0].text
+    assert json.dumps([v.data for v in m.views()], sort_keys=True) == before
+    m.handle(Command("a", "propose", ("5",)))
+    assert m.game.proposals.pending.value == 5, "the room still plays"
+
+
+def test_a_fault_of_the_bots_own_agents_closes_the_room_after_repeats():
+    m = Match(PickNumber(7), {"a": SeatInfo("person", "Ann"), "b": SeatInfo("agent", "Bot")},
+              code_source=iter(f"CODE{i}" for i in range(99)).__next__)
+    m.open(0)
+    m.handle(Join("a", t=1))
+    eff = m.handle(Command("b", "crash"))
     assert m.game.agreed is None, "a failing rule must be rolled back"
-    assert logs(eff, "error") and "ZeroDivisionError" in logs(eff, "error")[0].data["error"]
-    assert m.phase == "playing"
-    m.handle(Command("a", "propose", ("5",)))  # a good move resets the error streak
+    assert logs(eff, "error")[0].data["source"] == "agent" and "ZeroDivisionError" in logs(eff, "error")[0].data["error"]
+    m.handle(Command("b", "propose", ("5",)))  # a good move resets the error streak
     for _ in range(2):
         m.handle(Command("b", "crash"))
+        m.handle(Command("a", "crash"))  # a person's refusals neither count nor reset the streak
     assert m.phase == "playing"
     eff = m.handle(Command("b", "crash"))
-    assert m.status == "error"
+    assert m.status == "error" and "on our side" in msgs(eff, None)[0].text
     codes = logs(eff, "confirmation_log")
-    assert {c.to for c in codes} == {"a", "b"} and all(c.data["status_txt"] == "error" for c in codes)
+    assert {c.to for c in codes} == {"a"} and all(c.data["status_txt"] == "error" for c in codes)
 
 
 def test_completed_game_pays_each_person_privately():
@@ -230,13 +248,21 @@ def test_partner_left_grace_and_return():
     m = started(partner_left_grace=120)
     eff = m.handle(Leave("b", t=10))
     grace = armed(eff, "core:left:b")
-    assert "Waiting up to 2 minutes" in msgs(eff, None)[0].text
+    note = armed(eff, "core:leftnote:b")
+    assert not msgs(eff, None), "a reconnect within a few seconds is not announced"
+    eff = m.handle(TimerFired("core:leftnote:b", note.token, t=15))
+    assert "left the room. Waiting up to 115 seconds more" in msgs(eff, None)[0].text
     eff = m.handle(Join("b", t=20))
     assert any(isinstance(e, CancelTimer) and e.name == "core:left:b" for e in eff)
     assert any(isinstance(e, View) and e.seat == "b" for e in eff), "a returning page gets its state again"
+    assert [x.text for x in msgs(eff, None)] == ["B is back."]
     m.handle(TimerFired("core:left:b", grace.token))
     assert m.phase == "playing"
-    grace = armed(m.handle(Leave("b", t=30)), "core:left:b")
+    eff = m.handle(Leave("b", t=30))
+    grace = armed(eff, "core:left:b")
+    eff = m.handle(Join("b", t=32))  # a blip: said nothing when leaving, says nothing when back
+    assert not msgs(eff, None) and any(isinstance(e, CancelTimer) and e.name == "core:leftnote:b" for e in eff)
+    grace = armed(m.handle(Leave("b", t=40)), "core:left:b")
     eff = m.handle(TimerFired("core:left:b", grace.token, t=150))
     assert m.status == "partner_left"
     assert {c.data["status_txt"] for c in logs(eff, "confirmation_log")} == {"user_left"}

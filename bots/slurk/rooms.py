@@ -30,7 +30,7 @@ from tasks.core.builder import build_match
 from tasks.core.driver import MatchDriver
 from tasks.core.match import Match, SeatInfo, TimerConfig
 from tasks.core.protocol import GameOver, Input, Join, Leave, LogEvent, SetTimer
-from tasks.core.wording import plain_name
+from tasks.core.wording import plain_name, seat_label
 
 from .delivery import Delivery, Turn
 from .intake import PersonInputs
@@ -353,7 +353,7 @@ class RoomWorker(PersonInputs):
             if seat in bot.person_order:
                 seats[seat] = {"kind": "person", "name": "", "user_id": None, "brain": None}
             else:
-                seats[seat] = {"kind": "agent", "name": seat.replace("_", " ").title(), "user_id": None,
+                seats[seat] = {"kind": "agent", "name": seat_label(bot.spec.game_class, seat), "user_id": None,
                                "brain": bot.brain_names[seat]}
         self._bind_agent_users(seats)
         meta = {"timers": asdict(bot.config.timers), "completion": asdict(bot.config.completion),

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Optional
 
 from tasks.core import Context, Game, ProposalCycle, RuleError, TurnOrder, WordBudget
+from tasks.core.offers import answer_id, check_answer
 
 from . import generator
 from .names import N, PAPERS, REVIEWERS, TITLES
@@ -42,6 +43,7 @@ class AssignmentGame(Game):
     task = "assignment"
     title = "Reviewer Assignment"
     seats = ("player1", "player2")
+    seat_names = SEAT_NAMES
     person_seat_order = ("player1", "player2")
 
     def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
@@ -217,7 +219,7 @@ class AssignmentGame(Game):
         self._pass_turn(ctx, seat)
         ctx.log("proposal", seat=seat, matching=matching, id=prop.id)
         other = self.partner(seat)
-        lines = "; ".join(f"{PAPERS[p]}: {REVIEWERS[r]}" for p, r in sorted((p, r) for r, p in enumerate(matching)))
+        lines = self._matching_text(matching)
         if self.words.final and not self._prefix(ctx):
             self.forced = True
             ctx.say(f"{SEAT_NAMES[seat]} makes the final proposal: {lines}. It is accepted automatically.")
@@ -228,17 +230,29 @@ class AssignmentGame(Game):
 
     def cmd_accept(self, ctx: Context, seat: str, args) -> None:
         """/accept: accept your partner's proposal (this ends the game)"""
-        prop = self.proposals.agree(seat)
+        prop = self.proposals.agree(seat, self._answered(args))
         ctx.log("response", seat=seat, answer="accept", id=prop.id if prop else None)
-        ctx.say(f"{SEAT_NAMES[seat]} accepts the proposal.")
+        ctx.say(f"{SEAT_NAMES[seat]} accepts {SEAT_NAMES[prop.by]}'s proposal #{prop.id}: "
+                f"{self._matching_text(prop.value)}.")
         self._accept(ctx, list(prop.value))
 
     def cmd_reject(self, ctx: Context, seat: str, args) -> None:
         """/reject: reject your partner's proposal (it is cleared)"""
-        prop = self.proposals.reject(seat)
+        prop = self.proposals.reject(seat, self._answered(args))
         self.counts["rejected"] += 1
         ctx.log("response", seat=seat, answer="reject", id=prop.id)
-        ctx.say(f"{SEAT_NAMES[seat]} rejects the proposal.")
+        ctx.say(f"{SEAT_NAMES[seat]} rejects {SEAT_NAMES[prop.by]}'s proposal #{prop.id}.")
+
+    @staticmethod
+    def _matching_text(matching) -> str:
+        return "; ".join(f"{PAPERS[p]}: {REVIEWERS[r]}" for p, r in sorted((p, r) for r, p in enumerate(matching)))
+
+    def _answered(self, args) -> Optional[int]:
+        """The id of the open proposal an answer is for; a page's stale id is refused, naming the open proposal."""
+        p = self.proposals.pending
+        check_answer(answer_id(args), p.id if p else None,
+                     f"{SEAT_NAMES[p.by]}'s {self._matching_text(p.value)}" if p else "")
+        return p.id if p else None
 
     def _accept(self, ctx: Context, matching: list[int]) -> None:
         self.accepted = list(matching)

@@ -37,6 +37,7 @@ class AsymPuzlGame(Game):
     task = "asympuzl"
     title = "AsymPuzl"
     seats = ("a", "b")
+    seat_names = {"a": "Player A", "b": "Player B"}  # what people are called (pages, game master)
     person_seat_order = ("a", "b")
     chat = "relay"  # turns are enforced and the noisy channel damages what the partner receives
 

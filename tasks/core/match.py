@@ -7,7 +7,6 @@ completion codes and the structured log. The task's `Game` owns only its rules.
 from __future__ import annotations
 
 import copy
-import json
 import traceback
 from dataclasses import asdict, dataclass
 from typing import Callable, Optional
@@ -16,6 +15,7 @@ from .codes import CompletionConfig, new_code
 from .game import Context, Game
 from .mechanisms import RuleError
 from .results import complete_results
+from .wording import seat_label, seat_labels
 from .protocol import (
     Abort,
     Action,
@@ -48,9 +48,21 @@ STATUS_TXT = {
 
 MAX_CHAT_CHARS = 4000
 MAX_ACTION_BYTES = 4096
-MAX_ARGS = 32
+MAX_ARGS = 32  # arguments of a command; items of any list or object in a page action
+# Checked before any parsing, so no parser ever sees a longer string. The longest honest argument a task page sends
+# is about 150 characters (an assignment proposal naming all eight pairs); a typed command's arguments are words.
+MAX_ARG_CHARS = 400  # every argument of a command, every string (and key) anywhere in a page action
+MAX_NAME_CHARS = 40  # a command's name
+MAX_ACTION_DEPTH = 4  # nesting of a page action (the pages send {"command": .., "args": [..]}: depth 2)
+# Faults of the bot's own making (start, timers, agents' moves) in a row that close the room. A person's input that
+# the rules fail on is refused instead and never counts: no input can end a room.
 MAX_CONSECUTIVE_ERRORS = 3
+REFUSED_TEXT = ("Sorry, something went wrong while handling that; nothing changed. Please check what you sent and try "
+                "again (/help lists the commands).")
 GAME_TIMER = "game:"  # prefix of timers a game sets through its context (core timers start with "core:")
+# A page that reconnects within this many seconds (a reload, a network blip) is not announced: "X left the room" is
+# said only once they have been away this long, and "X is back" only after that was said.
+LEAVE_QUIET = 5.0
 
 
 @dataclass
@@ -116,6 +128,10 @@ class Match:
     def name_of(self, seat: str) -> str:
         return self.seats[seat].name or seat
 
+    def role_of(self, seat: str) -> str:
+        """What the game calls this seat when it talks to people ("Player 2"); every game-master line uses it."""
+        return seat_label(self.game, seat)
+
     def start_record(self) -> dict:
         return {
             "task": self.game.task,
@@ -175,7 +191,10 @@ class Match:
         self.present.add(inp.seat)
         if self.phase == "playing" and f"core:left:{inp.seat}" in self._timer_tokens:
             effects.append(self._cancel_timer(f"core:left:{inp.seat}"))
-            effects.append(Message(f"{self.name_of(inp.seat)} is back."))
+            if f"core:leftnote:{inp.seat}" in self._timer_tokens:
+                effects.append(self._cancel_timer(f"core:leftnote:{inp.seat}"))  # a blip: nobody was told
+            else:
+                effects.append(Message(f"{self.role_of(inp.seat)} is back."))
         if self.phase == "waiting" and self.present >= set(self.seats):
             effects += self._start(inp.t)
         elif self.phase == "waiting" and not was_present:
@@ -193,10 +212,11 @@ class Match:
         self.present.discard(inp.seat)
         if self.phase == "playing" and self.timers.partner_left_grace:
             grace = self.timers.partner_left_grace
-            return [
-                self._set_timer(f"core:left:{inp.seat}", grace),
-                Message(f"{self.name_of(inp.seat)} left the room. Waiting up to {_duration(grace)} for them to return."),
-            ]
+            out = [self._set_timer(f"core:left:{inp.seat}", grace)]
+            if grace > LEAVE_QUIET:
+                return out + [self._set_timer(f"core:leftnote:{inp.seat}", LEAVE_QUIET)]
+            return out + [Message(f"{self.role_of(inp.seat)} left the room. Waiting up to {_duration(grace)} for "
+                                  "them to return.")]
         return []
 
     def _on_timer(self, inp: TimerFired) -> list[Effect]:
@@ -213,10 +233,16 @@ class Match:
             return [Message(f"Are you still there? The game closes in {left} unless someone acts.")]
         if inp.name == "core:inactivity":
             return self._finish("timeout", inp.t, self.game.results(), "The game was closed after a long inactivity.")
+        if inp.name.startswith("core:leftnote:"):
+            seat = inp.name.split(":", 2)[2]
+            if self.phase != "playing" or seat in self.present:
+                return []
+            rest = _duration(max(0.0, (self.timers.partner_left_grace or 0) - LEAVE_QUIET))
+            return [Message(f"{self.role_of(seat)} left the room. Waiting up to {rest} more for them to return.")]
         if inp.name.startswith("core:left:"):
             seat = inp.name.split(":", 2)[2]
             return self._finish("partner_left", inp.t, self.game.results(),
-                                f"{self.name_of(seat)} did not come back, so the game has ended.")
+                                f"{self.role_of(seat)} did not come back, so the game has ended.")
         if self.phase != "playing":
             return []
         name = inp.name[len(GAME_TIMER):] if inp.name.startswith(GAME_TIMER) else inp.name
@@ -244,10 +270,13 @@ class Match:
                 ctx.effects.append(ChatShown(seat, inp.text, self.game.chat_audience(seat, inp.to)))
                 self.game.on_chat(ctx, seat, inp.text)
         elif isinstance(inp, Command):
+            if len(inp.name) > MAX_NAME_CHARS:
+                return [Message("Unknown command. Type /help for the list.", to=seat, kind="error")]
             if inp.name in ("help", ""):
                 return [Message(self._help_text(), to=seat)]
-            if len(inp.args) > MAX_ARGS or any(len(a) > 200 for a in inp.args):
-                return [Message("That command has too many or too long arguments.", to=seat, kind="error")]
+            if len(inp.args) > MAX_ARGS or any(len(a) > MAX_ARG_CHARS for a in inp.args):
+                return [Message(f"That command has too many or too long arguments (at most {MAX_ARGS} arguments of "
+                                f"{MAX_ARG_CHARS} characters each), so nothing changed.", to=seat, kind="error")]
             call = lambda ctx: self.game.on_command(ctx, seat, inp.name, inp.args)  # noqa: E731
         else:
             problem = _check_payload(inp.payload)
@@ -255,36 +284,51 @@ class Match:
                 return [Message(f"That page action was not accepted: {problem}.", to=seat, kind="error")]
             call = lambda ctx: self.game.on_action(ctx, seat, inp.payload)  # noqa: E731
         effects += self._reset_inactivity()
-        return effects + self._run(call, inp.t, seat, inp.turn)
+        return effects + self._run(call, inp.t, seat, inp.turn, person=self.seats[seat].kind == "person")
 
-    def _run(self, call: Callable[[Context], None], t: float, seat: Optional[str], turn: bool = True) -> list[Effect]:
-        """Run a rule handler with rollback: a rejected or failing move changes nothing."""
+    def _run(self, call: Callable[[Context], None], t: float, seat: Optional[str], turn: bool = True,
+             person: bool = False) -> list[Effect]:
+        """Run a rule handler with rollback: a rejected or failing move changes nothing. `person`: the input is a
+        person's; whatever it makes the rules raise is that input's refusal, never a room error."""
         saved = copy.deepcopy(self.game)
+        saved_core = (dict(self._last_views), dict(self._timer_tokens), self._next_token)
         ctx = Context(t, seat, turn)
         try:
             call(ctx)
+            # inside the guard: a view or timer that fails on what the input left behind is the input's fault too
+            effects = ctx.effects + self._game_timers(ctx) + self._changed_views()
         except RuleError as exc:
-            self.game = saved
+            self._roll_back(saved, saved_core)
             self._errors_in_a_row = 0
             return [Message(str(exc), to=seat, kind="error"), LogEvent("move_rejected", {"seat": seat, "reason": str(exc)})]
         except Exception as exc:  # a bug in the rules must not take the room (or the process) down
-            self.game = saved
+            self._roll_back(saved, saved_core)
+            trace = traceback.format_exc(limit=6)[-2000:]
+            if person:
+                return [Message(REFUSED_TEXT, to=seat, kind="error"), LogEvent("input_refused", {
+                    "seat": seat, "reason": "exception", "error": type(exc).__name__, "detail": str(exc)[:300],
+                    "trace": trace})]
             self._errors_in_a_row += 1
-            effects: list[Effect] = [LogEvent("error", {
-                "seat": seat, "error": f"{type(exc).__name__}: {exc}",
-                "trace": traceback.format_exc(limit=6)[-2000:],
+            source = "agent" if seat is not None else ("start" if call == self.game.start else "timer")
+            errors: list[Effect] = [LogEvent("error", {
+                "seat": seat, "source": source, "error": f"{type(exc).__name__}: {str(exc)[:300]}", "trace": trace,
             })]
             if self._errors_in_a_row >= MAX_CONSECUTIVE_ERRORS:
-                return effects + self._finish("error", t, {}, "Sorry, the game ran into a technical problem and was closed. You will be paid.")
+                return errors + self._finish("error", t, {}, "Sorry, the game ran into a technical problem on our side "
+                                                             "and was closed. You will be paid.")
             if seat is not None:
-                effects.append(Message("Sorry, something went wrong while handling that; nothing changed. Please try again.", to=seat, kind="error"))
-            return effects
+                errors.append(Message("Sorry, something went wrong while handling that; nothing changed. Please try "
+                                      "again.", to=seat, kind="error"))
+            return errors
         self._errors_in_a_row = 0
-        effects = ctx.effects + self._game_timers(ctx) + self._changed_views()
         if ctx.ended:
             status, results = ctx.ended
             effects += self._finish(status, t, {**self.game.results(), **results})
         return effects
+
+    def _roll_back(self, game: Game, core: tuple) -> None:
+        self.game = game
+        self._last_views, self._timer_tokens, self._next_token = core
 
     # ------------------------------------------------------------------------------------------------------------
     def _start(self, t: float) -> list[Effect]:
@@ -369,8 +413,15 @@ class Match:
         data["core"] = {
             "phase": self.phase, "seat": seat, "task": self.game.task,
             "status": self.status, "code": self.codes.get(seat), "chat": self.game.chat,
+            **self._who(),
         }
         return data
+
+    def _who(self) -> dict:
+        """Who is who, for the page's "You are ..." line: every seat's role name, and the name each person has
+        in Slurk's chat and user list (a person's login name; none for agents)."""
+        return {"roles": seat_labels(self.game),
+                "people": {s: i.name for s, i in self.seats.items() if i.kind == "person" and i.name}}
 
     def page_parts(self, seat: str) -> Optional[tuple[dict, dict]]:
         """(the part of the seat's page every seat shares, the seat's own part), or None when the game has no shared
@@ -382,7 +433,8 @@ class Match:
         if shared is None:
             return None
         shared = dict(shared)
-        shared["core"] = {"phase": self.phase, "status": self.status, "task": self.game.task, "chat": self.game.chat}
+        shared["core"] = {"phase": self.phase, "status": self.status, "task": self.game.task, "chat": self.game.chat,
+                          **self._who()}
         own = dict(self.game.page_private(seat))
         own["core"] = {"seat": seat, "code": self.codes.get(seat)}
         return shared, own
@@ -398,14 +450,43 @@ class Match:
 
 
 def _check_payload(payload) -> Optional[str]:
+    """Why a page action is refused before any parsing (None: it may be handled). Walked without recursion, so no
+    nesting can exhaust the stack; every string and key is bounded, so no parser sees a long one."""
     if not isinstance(payload, dict):
         return "expected a JSON object"
-    try:
-        size = len(json.dumps(payload))
-    except (TypeError, ValueError):
-        return "it is not valid JSON"
-    if size > MAX_ACTION_BYTES:
-        return f"it is too large ({size} bytes, limit {MAX_ACTION_BYTES})"
+    todo, size = [(payload, 1)], 0
+    while todo:
+        value, depth = todo.pop()
+        if isinstance(value, (dict, list)):
+            if depth > MAX_ACTION_DEPTH:
+                return f"it is nested too deeply (at most {MAX_ACTION_DEPTH} levels)"
+            if len(value) > MAX_ARGS:
+                return f"a list or object in it has more than {MAX_ARGS} items"
+            items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+            for key, v in items:
+                if key is not None and not isinstance(key, str):
+                    return "it is not valid JSON"
+                todo.append((v, depth + 1))
+                if key is not None:
+                    todo.append((key, depth + 1))
+        elif isinstance(value, str):
+            if len(value) > MAX_ARG_CHARS:
+                return f"it is too large (a text of {len(value):,} characters; the limit is {MAX_ARG_CHARS})"
+            size += len(value)
+        elif isinstance(value, bool) or value is None:
+            size += 5
+        elif isinstance(value, int):
+            if not -10 ** 15 < value < 10 ** 15:
+                return "a number in it is too large"
+            size += 16
+        elif isinstance(value, float):
+            if value != value or value in (float("inf"), float("-inf")):
+                return "it is not valid JSON"
+            size += 24
+        else:
+            return "it is not valid JSON"
+        if size > MAX_ACTION_BYTES:
+            return f"it is too large (over {MAX_ACTION_BYTES} bytes)"
     return None
 
 

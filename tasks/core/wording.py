@@ -91,3 +91,16 @@ def plain_name(name, fallback: str = "a participant") -> str:
         0 < i < len(cleaned) - 1 and cleaned[i - 1].isalnum() and cleaned[i + 1].isalnum()))
     cleaned = cleaned.lstrip("-_.' ")[:MAX_NAME_CHARS].rstrip()
     return cleaned or fallback
+
+
+def seat_label(game, seat: str) -> str:
+    """The name a game gives a seat when it talks to people ("Player 2", "User 1", "Alice"): the game class's
+    `seat_names`, else the seat id title-cased. Pages, game-master lines and agents' chat prefixes all use this one
+    name, so a person is never called by two names (their Slurk login name is only Slurk's own label)."""
+    named = getattr(game, "seat_names", None) or {}
+    return named.get(seat) or seat.replace("_", " ").title()
+
+
+def seat_labels(game) -> dict:
+    """seat -> seat_label for every seat of a game (class or instance)."""
+    return {s: seat_label(game, s) for s in game.seats}

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Optional
 
 from tasks.core import Context, Game, ProposalCycle, RuleError, WordBudget
+from tasks.core.offers import answer_id, check_answer
 
 from . import generator as gen
 from .parse import ProposalError, parse_proposal
@@ -29,6 +30,7 @@ class MediationGame(Game):
     task = "mediation"
     title = "Flight Mediation"
     seats = ("user1", "user2", "assistant")
+    seat_names = {"user1": "User 1", "user2": "User 2", "assistant": "Assistant"}  # as pages name the seats
     person_seat_order = ("user1", "user2", "assistant")
     chat = "relay"
     turn_modes = ("free",)
@@ -218,25 +220,40 @@ class MediationGame(Game):
     def cmd_accept(self, ctx: Context, seat: str, args) -> None:
         """/accept: (user) accept the proposed flight (both users must accept)"""
         self._user_only(seat)
-        prop = self.proposals.agree(seat)
+        p = self._answered(seat, args)
+        prop = self.proposals.agree(seat, p.id)
         ctx.log("response", seat=seat, answer="accept")
         if prop is None:
-            ctx.say(f"{SEAT_NAMES[seat]} accepts; waiting for the other user.", to="assistant")
-            ctx.tell("You accepted; waiting for the other user.")
+            ctx.say(f"{SEAT_NAMES[seat]} accepts; waiting for the other user (proposal #{p.id}).", to="assistant")
+            ctx.tell(f"You accepted proposal #{p.id} ({self._offer_text(seat, p)}); waiting for the other user.")
             return
+        ctx.tell(f"You accepted proposal #{p.id} ({self._offer_text(seat, p)}).")
         self._accept(ctx, list(prop.value))
 
     def cmd_reject(self, ctx: Context, seat: str, args) -> None:
         """/reject: (user) reject the proposal (it is cleared for everyone)"""
         self._user_only(seat)
-        self.proposals.reject(seat)
+        p = self._answered(seat, args)
+        self.proposals.reject(seat, p.id)
         self.counts["rejected"] += 1
         ctx.log("response", seat=seat, answer="reject")
-        ctx.say(f"{SEAT_NAMES[seat]} rejected the proposal; the assistant will propose again.")
+        ctx.say(f"{SEAT_NAMES[seat]} rejected the proposal (#{p.id}); the assistant will propose again.")
 
     def _user_only(self, seat: str) -> None:
         if seat not in USERS:
             raise RuleError("Only the users accept or reject proposals.")
+
+    def _offer_text(self, seat: str, p) -> str:
+        return self.flight_text(seat, p.value[self.u(seat)])
+
+    def _answered(self, seat: str, args):
+        """The open proposal a user's answer is for: the one whose id the page sent (a stale id is refused, naming
+        the open one), or the open one when a typed answer gives no id."""
+        p = self.proposals.pending
+        check_answer(answer_id(args), p.id if p else None, self._offer_text(seat, p) if p else "")
+        if p is None:
+            raise RuleError("There is no open proposal to answer.")
+        return p
 
     def _accept(self, ctx: Context, value: list[int]) -> None:
         self.accepted = list(value)

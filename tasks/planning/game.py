@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Optional
 
 from tasks.core import Context, Game, ProposalCycle, RuleError, TurnOrder, WordBudget
+from tasks.core.offers import answer_id, check_answer
 
 from . import generator, query
 from .parse import ProposalError, card_text, format_itinerary, parse_itinerary
@@ -32,6 +33,7 @@ class PlanningGame(Game):
     task = "planning"
     title = "Travel Planning"
     seats = ("user", "assistant")
+    seat_names = SEAT_NAMES
     person_seat_order = ("user", "assistant")
 
     def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
@@ -249,20 +251,29 @@ class PlanningGame(Game):
 
     def cmd_accept(self, ctx: Context, seat: str, args) -> None:
         """/accept: accept the assistant's full proposal (this ends the game)"""
-        prop = self.proposals.agree(seat)
+        prop = self.proposals.agree(seat, self._answered(args))
         ctx.log("response", seat=seat, answer="accept", id=prop.id)
-        ctx.say("The user accepts the itinerary.")
+        ctx.say(f"The user accepts proposal {prop.id}: {format_itinerary(prop.value, self.names)}.")
         self._accept(ctx, list(prop.value))
+
+    def _answered(self, args) -> Optional[int]:
+        """The id an answer is for: the page's (a stale one is refused, naming the open full proposal), else the
+        open full proposal's."""
+        wanted, p, a = answer_id(args), self.proposals.pending, self.proposals.advisory
+        if a is not None and wanted == a.id:
+            return wanted  # a suggestion: the proposal cycle says it needs no answer
+        check_answer(wanted, p.id if p else None, format_itinerary(p.value, self.names) if p else "")
+        return wanted
 
     def cmd_reject(self, ctx: Context, seat: str, args) -> None:
         """/reject: reject the assistant's full proposal (it is cleared)"""
-        prop = self.proposals.reject(seat)
+        prop = self.proposals.reject(seat, self._answered(args))
         self.counts["rejected"] += 1
         for h in self.history:
             if h["id"] == prop.id:
                 h["status"] = "rejected"
         ctx.log("response", seat=seat, answer="reject", id=prop.id)
-        ctx.say("The user rejects the itinerary.")
+        ctx.say(f"The user rejects proposal {prop.id}: {format_itinerary(prop.value, self.names)}.")
 
     def _accept(self, ctx: Context, slots: list) -> None:
         for h in self.history:

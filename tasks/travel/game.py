@@ -33,6 +33,7 @@ import functools
 from typing import Optional, Sequence
 
 from tasks.core import Context, Game, ProposalCycle, RuleError, SubmitGate, TurnBudget
+from tasks.core.offers import answer_id, check_answer
 
 from .board import ROOM_NAMES, Board, edge, is_valid_tour, normalize_tour, parse_rooms, percentile_rank
 from .generator import PRESET_BOARDS, generate_board, human_study_sequence
@@ -58,6 +59,7 @@ class TravelGame(Game):
     task = "travel"
     title = "Traveling Adventurers"
     seats = ("light", "ghost")
+    seat_names = SEAT_NAMES
     person_seat_order = ("light", "ghost")
 
     def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
@@ -151,7 +153,8 @@ class TravelGame(Game):
         pending = None
         p = self.proposals.pending
         if p is not None:
-            pending = {"by": p.by, "mine": p.by == seat, "path": list(p.value["path"]), "kind": p.value["kind"]}
+            pending = {"id": p.id, "by": p.by, "mine": p.by == seat, "path": list(p.value["path"]),
+                       "kind": p.value["kind"]}
         mine = self.gate.submitted.get(seat)
         theirs = self.gate.submitted.get(other)
         return {
@@ -183,7 +186,8 @@ class TravelGame(Game):
         p = self.proposals.pending
         return {
             "agreed": list(self.agreed),
-            "pending": None if p is None else {"by": p.by, "path": list(p.value["path"]), "kind": p.value["kind"]},
+            "pending": None if p is None else {"id": p.id, "by": p.by, "path": list(p.value["path"]),
+                                               "kind": p.value["kind"]},
             "submitted": {s: self.gate.submitted.get(s) is not None for s in self.seats},
             "turns_left": {s: self.budget.left(s) for s in self.seats},
             "result": self._final_view(),
@@ -403,8 +407,9 @@ class TravelGame(Game):
 
     def cmd_agree(self, ctx: Context, seat: str, args) -> None:
         """/agree: accept your partner's open proposal"""
+        wanted = self._answered(args)
         self._charge(ctx, seat)
-        prop = self.proposals.agree(seat)
+        prop = self.proposals.agree(seat, wanted)
         ctx.log("response", seat=seat, answer="agree", id=prop.id if prop else None)
         if prop is not None:
             self.agreed = list(prop.value["path"])
@@ -419,12 +424,20 @@ class TravelGame(Game):
 
     def cmd_reject(self, ctx: Context, seat: str, args) -> None:
         """/reject: decline your partner's open proposal"""
+        wanted = self._answered(args)
         self._charge(ctx, seat)
-        prop = self.proposals.reject(seat)
+        prop = self.proposals.reject(seat, wanted)
         ctx.say(f"{SEAT_NAMES[seat]} rejects the proposal {fmt_path(prop.value['path'])}. The agreed path stays "
                 f"{fmt_path(self.agreed)}.")
         ctx.log("response", seat=seat, answer="reject", id=prop.id)
         self._check_turns(ctx)
+
+    def _answered(self, args) -> Optional[int]:
+        """The id an answer is for: the page's (a stale one is refused, naming the open proposal), else the open one."""
+        p = self.proposals.pending
+        check_answer(answer_id(args), p.id if p else None,
+                     f"{SEAT_NAMES[p.by]}'s {fmt_path(p.value['path'])}" if p else "")
+        return answer_id(args)
 
     def cmd_withdraw(self, ctx: Context, seat: str, args) -> None:
         """/withdraw: take back your open proposal (or, if you have none, your submission)"""
