@@ -7,7 +7,7 @@
 var MED = window.MED || {pick: [null, null], look: null, to: "both", lines: {user1: [], user2: []}};
 window.MED = MED;
 
-MED.HOUR = 15;          // pixels per hour in the calendar grid
+MED.HOUR = 20;          // pixels per hour in the calendar grid (a half-hour event is still a visible block)
 MED.DAY0 = Date.UTC(2023, 4, 31);
 MED.DAYS = ["Wed 5/31", "Thu 6/1", "Fri 6/2"];
 
@@ -22,6 +22,12 @@ MED.send = function (command, args) {
   if (window.SlurkTask) { window.SlurkTask.send({command: command, args: args || []}); }
 };
 
+// 12-hour clock, as the flights and events are written: 0 -> "12 AM", 15 -> "3 PM".
+MED.hour12 = function (h) { return (h % 12 === 0 ? 12 : h % 12) + (h < 12 ? " AM" : " PM"); };
+MED.seatName = function (seat) { return {user1: "User 1", user2: "User 2", assistant: "the assistant"}[seat] || "a user"; };
+// "Wed 5/31 9:30 AM - 1:30 PM" -> "9:30 AM - 1:30 PM" (the block already sits in its day's column)
+MED.clock = function (when) { return String(when || "").replace(/^[A-Z][a-z]{2} \d+\/\d+ /, ""); };
+
 MED.minutes = function (iso) {  // minutes since 5/31 00:00 of "2023-06-01T14:30"
   var p = iso.split("T"), d = p[0].split("-"), t = p[1].split(":");
   return Math.round((Date.UTC(+d[0], +d[1] - 1, +d[2]) - MED.DAY0) / 60000) + (+t[0]) * 60 + (+t[1]);
@@ -35,7 +41,7 @@ MED.calendar = function (items) {
     col.appendChild(MED.el("div", "md-dayname", name));
     body.style.height = (24 * MED.HOUR) + "px";
     for (var h = 3; h < 24; h += 3) {
-      var line = MED.el("div", "md-hour", h + ":00");
+      var line = MED.el("div", "md-hour", MED.hour12(h));
       line.style.top = (h * MED.HOUR) + "px";
       body.appendChild(line);
     }
@@ -48,7 +54,8 @@ MED.calendar = function (items) {
     for (var d = 0; d < 3; d++) {
       var a = Math.max(s, d * 1440), b = Math.min(e, (d + 1) * 1440);
       if (b <= a) { continue; }
-      var box = MED.el("div", "md-item " + (it.cls || ""), it.label);
+      var tall = (b - a) / 60 * MED.HOUR >= 13;  // room for one line of text; else the title (hover) says it
+      var box = MED.el("div", "md-item " + (it.cls || ""), tall ? it.label : "");
       box.style.top = ((a - d * 1440) / 60 * MED.HOUR) + "px";
       box.style.height = Math.max(8, (b - a) / 60 * MED.HOUR - 1) + "px";
       box.title = it.title || it.label;
@@ -77,17 +84,17 @@ MED.userPage = function (root, v) {
   var p = v.pending, res = v.result;
   var shown = res ? res.flight.id : (p ? p.flight.id : MED.look);
   var items = v.calendar.map(function (e) {
-    return {start: e.start, end: e.end, label: "(" + e.importance + ")" + (e.shared ? "" : " private"),
-            cls: e.shared ? "md-shared md-imp" + Math.ceil(e.importance / 4) : "md-private", title: e.id + " " + e.when +
+    return {start: e.start, end: e.end, label: "Meeting, importance " + e.importance + (e.shared ? "" : " (private)"),
+            cls: e.shared ? "md-shared md-imp" + Math.ceil(e.importance / 4) : "md-private", title: "Meeting " + e.when +
             ", importance " + e.importance + (e.shared ? ", shared with the assistant" : ", private")};
   });
   var f = v.flights.filter(function (x) { return x.id === shown; })[0];
-  if (f) { items.push({start: f.start, end: f.end, label: "flight " + f.id, cls: "md-flight", title: f.when}); }
+  if (f) { items.push({start: f.start, end: f.end, label: "Flight " + f.id, cls: "md-flight", title: "Flight " + f.id + ": " + f.when}); }
   var left = MED.el("div", "md-col");
   left.appendChild(MED.el("h4", "", "Your calendar"));
   left.appendChild(MED.calendar(items));
   left.appendChild(MED.el("div", "md-legend", "Blue: shared with the assistant (it does not see the importance). " +
-    "Grey: private. (n) = importance 1-10. Red: the flight you look at."));
+    "Grey: private. Importance 1-10 (hover a block for its time). Red: the flight you look at."));
   var right = MED.el("div", "md-col");
   var prefs = v.prefs || {};
   right.appendChild(MED.el("div", "md-prefs", "Price matters to you " + prefs.price_pref + "/20 (reference price $" +
@@ -103,14 +110,20 @@ MED.userPage = function (root, v) {
     var b = p.breakdown;
     card.appendChild(MED.el("div", "md-title", "The assistant proposes flight " + p.flight.id + " (" + p.flight.carrier +
       ", $" + p.flight.price + ", " + p.flight.when + ")"));
-    [["(c) Try not to skip important meetings", b.calendar], ["(p) Get a good deal on the flight price", b.price],
-     ["(a) Have everyone arrive around the same time", b.arrival], ["Total score", b.total]].forEach(function (row) {
+    [["Try not to skip important meetings", b.calendar], ["Get a good deal on the flight price", b.price],
+     ["Have everyone arrive around the same time", b.arrival], ["Total score", b.total]].forEach(function (row) {
       var line = MED.el("div", "md-score");
       line.appendChild(MED.el("span", "", row[0]));
       line.appendChild(MED.el("b", "", row[1]));
       card.appendChild(line);
     });
-    if (b.conflicts.length) { card.appendChild(MED.el("div", "md-note", "Conflicting events: " + b.conflicts.join(", "))); }
+    if (b.conflicts.length) {  // the meetings this flight makes you miss, by their time (ids are the bot's own)
+      var missed = b.conflicts.map(function (id) {
+        var e = v.calendar.filter(function (x) { return x.id === id; })[0];
+        return e ? e.when + " (importance " + e.importance + ")" : null;
+      }).filter(function (x) { return x; });
+      card.appendChild(MED.el("div", "md-note", "You would miss: " + missed.join("; ")));
+    }
     if (p.mine_accepted) {
       card.appendChild(MED.el("div", "md-note", "You accepted; waiting for the other user."));
     } else {
@@ -145,9 +158,11 @@ MED.assistantPage = function (root, v) {
     var chosen = res ? res.pair[k] : (pend ? pend.pair[k] : MED.pick[k]);
     col.appendChild(MED.pane(k));
     col.appendChild(MED.el("h4", "", "User " + (k + 1) + ": shared calendar and flights"));
-    var items = u.calendar.map(function (e) { return {start: e.start, end: e.end, label: e.id, cls: "md-shared", title: e.when}; });
+    var items = u.calendar.map(function (e) {
+      return {start: e.start, end: e.end, label: "Meeting " + MED.clock(e.when), cls: "md-shared", title: "Meeting " + e.when};
+    });
     var f = u.flights.filter(function (x) { return x.id === chosen; })[0];
-    if (f) { items.push({start: f.start, end: f.end, label: "flight " + f.id, cls: "md-flight", title: f.when}); }
+    if (f) { items.push({start: f.start, end: f.end, label: "Flight " + f.id, cls: "md-flight", title: "Flight " + f.id + ": " + f.when}); }
     col.appendChild(MED.calendar(items));
     col.appendChild(MED.flights(u.flights, chosen, function (id) {
       if (res) { return; }
@@ -170,7 +185,7 @@ MED.assistantPage = function (root, v) {
     card.appendChild(go);
     if (pend) {
       card.appendChild(MED.el("div", "md-note", "Proposed flights " + pend.pair[0] + " and " + pend.pair[1] +
-        (pend.accepted.length ? "; accepted by " + pend.accepted.join(", ") : "") + ". Waiting for the users."));
+        (pend.accepted.length ? "; accepted by " + pend.accepted.map(MED.seatName).join(" and ") : "") + ". Waiting for the users."));
     }
     if (v.words_left !== null && v.words_left !== undefined) { card.appendChild(MED.el("div", "md-note", "Words left: " + v.words_left)); }
   }

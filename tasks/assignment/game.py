@@ -100,7 +100,8 @@ class AssignmentGame(Game):
             "sees some reviewer-paper affinity scores (blank = unknown), in your own private scale: the same "
             "affinity shows as different numbers to each of you. Together, find the matching with the highest total "
             f"affinity. {turns}{budget} Propose a full matching by clicking cells (one per row and column) or with "
-            "/propose BLEU=Ava Li, Electra=Daniel, ...; your partner must /accept or /reject it. Accepting ends the "
+            "/propose BLEU=Ava Li, Electra=Daniel, ...; your partner must accept or reject it (the buttons on the page, "
+            "or /accept and /reject). Accepting ends the "
             "game.")
 
     # --- views and results --------------------------------------------------------------------------------------
@@ -226,7 +227,8 @@ class AssignmentGame(Game):
             self.proposals.agree(other)
             self._accept(ctx, matching)
             return
-        ctx.say(f"{SEAT_NAMES[seat]} proposes: {lines}. {SEAT_NAMES[other]}: /accept or /reject?")
+        ctx.say(f"{SEAT_NAMES[seat]} proposes: {lines}. {SEAT_NAMES[other]}: Accept or Reject it on your page "
+                "(or /accept, /reject).")
 
     def cmd_accept(self, ctx: Context, seat: str, args) -> None:
         """/accept: accept your partner's proposal (this ends the game)"""

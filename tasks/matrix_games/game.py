@@ -128,10 +128,11 @@ class MatrixGame(Game):
                else f"{SEAT_NAMES[self.g['tree']['player']]} moves first, then you alternate; every move is seen by "
                "both.")
         talk = (f"Before every move you may negotiate for up to {self.k} round(s): {SEAT_NAMES[self.first]} talks "
-                "first, then the other replies, strictly in turn; /halt asks to stop talking (it stops when both "
-                "ask)." if self.k else "There is no negotiation: just make your move.")
-        ctx.say(f"Welcome to {self.g['title']}! You are Alice and Bob; each wants the highest reward for themself. "
-                f"{how} {talk} Make your move with the buttons or /move NAME. "
+                "first, then the other replies, strictly in turn; the Stop talking button (or /halt) asks to stop "
+                "talking, and it stops when both ask." if self.k else "There is no negotiation: just make your move.")
+        ctx.say(f"Welcome to {self.g['title']}! You play as Alice and Bob (your page says which you are); each "
+                f"wants the highest reward for themself. {how} {talk} Make your move with the buttons on your page "
+                "(or /move NAME). "
                 + (f"You play {self.trials} trials." if self.trials > 1 else ""))
         self._begin_step(ctx)
 
@@ -168,7 +169,7 @@ class MatrixGame(Game):
 
     def on_chat(self, ctx: Context, seat: str, text: str) -> None:
         if self.stage != "negotiate":
-            raise RuleError("The talking is over for this move; make your move (/move NAME)."
+            raise RuleError("The talking is over for this move; make your move with the buttons (or /move NAME)."
                             if self.stage == "move" else "The game is over.")
         self.talk.spoke(seat)
         self.counts["messages"] += 1
@@ -190,12 +191,13 @@ class MatrixGame(Game):
             ctx.say("Both agreed to stop negotiating.")
             self._talk_over(ctx)
         else:
-            ctx.say(f"{SEAT_NAMES[seat]} asks to stop negotiating; {SEAT_NAMES[self.partner(seat)]}, /halt to agree.")
+            ctx.say(f"{SEAT_NAMES[seat]} asks to stop negotiating; {SEAT_NAMES[self.partner(seat)]}, click Stop talking "
+                    "(or /halt) to agree.")
 
     def cmd_move(self, ctx: Context, seat: str, args) -> None:
         """/move NAME: make your move (a name like Defect, or its number)"""
         if self.stage != "move":
-            raise RuleError("Negotiate first (or /halt with your partner)." if self.stage == "negotiate"
+            raise RuleError("Negotiate first (or both click Stop talking)." if self.stage == "negotiate"
                             else "The game is over.")
         if self.kind == "tree" and self.mover() != seat:
             raise RuleError(f"It is {SEAT_NAMES[self.mover()]}'s move; please wait.")
