@@ -136,10 +136,43 @@ PLAN.drawMap = function (v, ids) {
     c.setAttribute("opacity", ids.indexOf(i) >= 0 ? "1" : "0.2");
     c.setAttribute("data-site", String(i));
     var t = document.createElementNS(NS, "title"); t.textContent = s.name + " (" + s.etype + ")"; c.appendChild(t);
-    c.addEventListener("click", function () { PLAN.detail = i; PLAN.render(v); });
+    c.addEventListener("click", function () { PLAN.show(v, i); });
     svg.appendChild(c);
   });
+  // names next to the dots that matter: the itinerary's, the one in the detail card, or every shown site when the
+  // filters leave few (all 39 names would cover the map)
+  v.sites.forEach(function (s, i) {
+    var named = chosen.indexOf(i) >= 0 || PLAN.detail === i || (ids.length <= 12 && ids.indexOf(i) >= 0);
+    if (!named) { return; }
+    var label = document.createElementNS(NS, "text");
+    label.setAttribute("x", sx(s.loc[0]) + 7); label.setAttribute("y", sy(s.loc[1]) + 3);
+    label.setAttribute("class", "pl-label");
+    label.textContent = s.name;
+    svg.appendChild(label);
+  });
   return svg;
+};
+
+// What the dot colours mean (only the types this map has).
+PLAN.legend = function (v) {
+  var box = PLAN.el("div", "pl-legend"), seen = {};
+  v.sites.forEach(function (s) { seen[s.etype] = true; });
+  Object.keys(PLAN.COLORS).filter(function (t) { return seen[t]; }).forEach(function (t) {
+    var item = PLAN.el("span", "pl-legend-item"), dot = PLAN.el("span", "pl-dot");
+    dot.style.background = PLAN.COLORS[t];
+    item.appendChild(dot); item.appendChild(document.createTextNode(t));
+    box.appendChild(item);
+  });
+  box.appendChild(PLAN.el("span", "pl-note", "Click a dot or a row for details; faded dots are filtered out."));
+  return box;
+};
+
+// The detail card of site i, brought into view (a row far down the table would otherwise open it off screen).
+PLAN.show = function (v, i) {
+  PLAN.detail = i;
+  PLAN.render(v);
+  var card = document.querySelector("#planning-board .pl-detail");
+  if (card && card.scrollIntoView) { card.scrollIntoView({block: "nearest"}); }
 };
 
 PLAN.table = function (v, ids) {
@@ -166,7 +199,7 @@ PLAN.table = function (v, ids) {
     tr.setAttribute("data-site", String(i));
     [s.name, s.etype, "$" + s.price, s.features.rating === undefined ? "" : s.features.rating,
       PLAN.feats(s.features)].forEach(function (x) { tr.appendChild(PLAN.el("td", "", x)); });
-    tr.addEventListener("click", function () { PLAN.detail = i; PLAN.render(v); });
+    tr.addEventListener("click", function () { PLAN.show(v, i); });
     t.appendChild(tr);
   });
   return t;
@@ -195,6 +228,7 @@ PLAN.renderAssistant = function (root, v) {
   });
   left.appendChild(f);
   left.appendChild(PLAN.drawMap(v, ids));
+  left.appendChild(PLAN.legend(v));
   left.appendChild(PLAN.table(v, ids));
   if (PLAN.detail !== null && v.sites[PLAN.detail]) {
     var s = v.sites[PLAN.detail], card = PLAN.el("div", "pl-detail");
@@ -233,7 +267,8 @@ PLAN.renderAssistant = function (root, v) {
   if (v.words_left !== null && v.words_left !== undefined) { b.appendChild(PLAN.el("p", "pl-note", "Words left: " + v.words_left)); }
   right.appendChild(b);
   var form = PLAN.el("form", "pl-search"), q = PLAN.el("input", "pl-query");
-  q.placeholder = "search: type == cafe, has wifi, price <= 20, sort_by=price, limit=3";
+  q.placeholder = "e.g. type == cafe, price <= 20";
+  q.title = "Search the sites, e.g. type == cafe, has wifi, price <= 20, sort_by=price, limit=3 (only you see the answer)";
   form.appendChild(q); form.appendChild(PLAN.el("button", "", "Search"));
   form.addEventListener("submit", function (e) {
     e.preventDefault();

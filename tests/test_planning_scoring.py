@@ -90,7 +90,8 @@ def test_the_scorecard_has_slots_legs_and_checklist():
     card = scoring.score(SITES, prefs, FIXED_RULES, [0, None, 2])
     assert card["legs"] == [None, None] and card["by_slot"][1] == card["by_slot"][3] == 0
     assert [c["score"] for c in card["checklist"]] == [-3, 4, 0]   # 115 > 100; C is in; no museum, no penalty
-    assert [c["met"] for c in card["checklist"]] == [False, True, True]
+    # met = the itinerary does what the preference asks: no museum is not met, even when it costs nothing
+    assert [c["met"] for c in card["checklist"]] == [False, True, False]
     full = scoring.score(SITES, prefs, FIXED_RULES, [0, 1, 2])
     d = scoring.miles(SITES[0]["loc"], SITES[1]["loc"])
     assert full["by_slot"][1] == int(-5 * d) and full["total"] == sum(full["per_pref"])

@@ -67,6 +67,11 @@ def signed(v: int) -> str:
     return f"+{v}" if v > 0 else str(v)
 
 
+def _word(v) -> str:
+    """A feature value as people read it: yes/no, not Python's True/False."""
+    return ("yes" if v else "no") if isinstance(v, bool) else str(v)
+
+
 def card_text(pid: int, slots: list, sites: list, card: dict) -> str:
     """The user's scorecard of one proposal as chat text (the page draws the same data)."""
     lines = [f"Proposal {pid}:"]
@@ -77,7 +82,7 @@ def card_text(pid: int, slots: list, sites: list, card: dict) -> str:
                 lines.append(f"{k + 1}) empty")
             else:
                 site = sites[s]
-                feats = ", ".join(f"{f}: {v}" for f, v in site["features"].items())
+                feats = ", ".join(f"{f}: {_word(v)}" for f, v in site["features"].items())
                 lines.append(f"{k + 1}) ({signed(card['by_slot'][k])}) {site['name']} ({site['etype']}, "
                              f"${site['price']}; {feats})")
         else:

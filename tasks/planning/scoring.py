@@ -114,15 +114,20 @@ def score(sites: list, prefs: list, rules: dict, slots: Sequence[Optional[int]])
                     by_slot[2 * k + 1] += v
                     total += v
         else:
+            # `met` says whether the itinerary does what the preference asks, not whether it scored: an unmet wish
+            # ("friends liked these museums: X" without X) scores 0 and is still not met.
             if kind == "budget":
-                total = int(p["weight"]) if sum(sites[s]["price"] for s in present) > p["budget"] else 0
+                met = sum(sites[s]["price"] for s in present) <= p["budget"]
+                total = 0 if met else int(p["weight"])
             elif kind == "want_to_go":
-                total = _wish(p, any(sites[s]["name"] in p["sites"] for s in present))
+                met = any(sites[s]["name"] in p["sites"] for s in present)
+                total = _wish(p, met)
             elif kind == "at_least_one":
-                total = _wish(p, any(sites[s]["etype"] == p["etype"] for s in present))
+                met = any(sites[s]["etype"] == p["etype"] for s in present)
+                total = _wish(p, met)
             else:
                 raise ValueError(f"unknown preference kind {kind!r}")
-            checklist.append({"desc": p["desc"], "score": total, "met": total >= 0})
+            checklist.append({"desc": p["desc"], "score": total, "met": met})
         per_pref.append(total)
     return {"total": int(round(sum(per_pref))), "by_slot": by_slot, "checklist": checklist, "per_pref": per_pref,
             "legs": legs, "price": sum(sites[s]["price"] for s in present)}
