@@ -74,8 +74,9 @@ ASSIGN.render = function (v) {
   } else if (v.must_respond) {
     note.textContent = "Your partner proposed the highlighted matching. Accept or reject it.";
     var a = ASSIGN.el("button", "as-accept", "Accept"), j = ASSIGN.el("button", "as-reject", "Reject");
-    a.addEventListener("click", function () { ASSIGN.send("accept"); });
-    j.addEventListener("click", function () { ASSIGN.send("reject"); });
+    var pid = [String(v.pending.id)];  // the proposal shown: a newer one meanwhile makes the bot refuse the answer
+    a.addEventListener("click", function () { ASSIGN.send("accept", pid); });
+    j.addEventListener("click", function () { ASSIGN.send("reject", pid); });
     bar.appendChild(a); bar.appendChild(j);
   } else {
     var n = Object.keys(ASSIGN.picked).length;

@@ -128,8 +128,9 @@ MED.userPage = function (root, v) {
       card.appendChild(MED.el("div", "md-note", "You accepted; waiting for the other user."));
     } else {
       var a = MED.el("button", "md-accept", "Accept"), r = MED.el("button", "md-reject", "Reject");
-      a.addEventListener("click", function () { MED.send("accept"); });
-      r.addEventListener("click", function () { MED.send("reject"); });
+      // the id of the proposal shown: if the assistant replaced it meanwhile, the bot refuses the answer
+      a.addEventListener("click", function () { MED.send("accept", [String(p.id)]); });
+      r.addEventListener("click", function () { MED.send("reject", [String(p.id)]); });
       card.appendChild(a); card.appendChild(r);
     }
   } else {

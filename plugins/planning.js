@@ -81,8 +81,9 @@ PLAN.renderUser = function (root, v) {
       : "The game ended without an agreed itinerary."));
   } else if (v.must_respond && v.pending) {
     var a = PLAN.el("button", "pl-accept", "Accept"), r = PLAN.el("button", "pl-reject", "Reject");
-    a.addEventListener("click", function () { PLAN.send("accept"); });
-    r.addEventListener("click", function () { PLAN.send("reject"); });
+    var pid = [String(v.pending.id)];  // the proposal shown: a newer one meanwhile makes the bot refuse the answer
+    a.addEventListener("click", function () { PLAN.send("accept", pid); });
+    r.addEventListener("click", function () { PLAN.send("reject", pid); });
     bar.appendChild(a); bar.appendChild(r);
   }
   main.appendChild(bar);

@@ -22,7 +22,7 @@ window.TravelPage = {
             my_coins: own.my_coins, partner_coins: own.partner_coins,
             agreed: shared.agreed,
             pending: p === null || p === undefined ? null :
-                {by: p.by, mine: p.by === seat, path: p.path, kind: p.kind},
+                {id: p.id, by: p.by, mine: p.by === seat, path: p.path, kind: p.kind},
             submitted: {me: own.my_tour, partner: shared.submitted[other]},
             turns_left: {me: shared.turns_left[seat], partner: shared.turns_left[other]},
             result: shared.result, my_shared: own.my_shared, partner_submitted: own.partner_submitted,
@@ -720,8 +720,10 @@ window.TravelBoard = (function () {
             setHint("Draft cleared.");
             render();
         });
-        on("travel-agree", function () { if (playing()) { send("agree", []); } });
-        on("travel-reject", function () { if (playing()) { send("reject", []); } });
+        // The id of the proposal shown: if the partner replaced it meanwhile, the bot refuses the answer.
+        var answer = function () { var p = view() && view().pending; return p && p.id ? [String(p.id)] : []; };
+        on("travel-agree", function () { if (playing()) { send("agree", answer()); } });
+        on("travel-reject", function () { if (playing()) { send("reject", answer()); } });
         on("travel-undo", function () { if (playing()) { send("undo", []); } });
         on("travel-share", function () {
             if (playing()) { sendThen("share", ["all"], "Sending your coins…", "Your coins were sent to your partner."); }

@@ -128,8 +128,10 @@ def test_generated_boards_follow_the_seed_and_presets_their_optima():
 def test_propose_extend_agree_and_pending_in_both_views():
     room = Room()
     room.cmd("light", "propose", "K")
-    assert room.view("light")["pending"] == {"by": "light", "mine": True, "path": ["L", "K"], "kind": "extend"}
-    assert room.view("ghost")["pending"] == {"by": "light", "mine": False, "path": ["L", "K"], "kind": "extend"}
+    assert room.view("light")["pending"] == {"id": 1, "by": "light", "mine": True, "path": ["L", "K"],
+                                             "kind": "extend"}
+    assert room.view("ghost")["pending"] == {"id": 1, "by": "light", "mine": False, "path": ["L", "K"],
+                                             "kind": "extend"}
     out = room.cmd("ghost", "agree")
     assert room.view("light")["agreed"] == ["L", "K"] and room.view("ghost")["pending"] is None
     assert logged(out, "agreed_path")[0]["path"] == ["L", "K"]
@@ -169,7 +171,8 @@ def test_undo_and_backtrack_need_the_partners_agreement():
     room.cmd("light", "propose", "K", "B", "A")
     room.cmd("ghost", "agree")
     room.cmd("ghost", "undo")
-    assert room.view("light")["pending"] == {"by": "ghost", "mine": False, "path": ["L", "K", "B"], "kind": "revise"}
+    assert room.view("light")["pending"] == {"id": 2, "by": "ghost", "mine": False, "path": ["L", "K", "B"],
+                                             "kind": "revise"}
     assert room.view("light")["agreed"] == ["L", "K", "B", "A"]  # not before the partner agrees
     room.cmd("light", "agree")
     assert room.view("ghost")["agreed"] == ["L", "K", "B"]

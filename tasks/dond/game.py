@@ -18,10 +18,11 @@ from __future__ import annotations
 from typing import Optional
 
 from tasks.core import Context, Game, RuleError
+from tasks.core.offers import answer_id, answer_words
 
 from . import metrics
 from .items import ITEMS, describe, rest, utility, valid_values
-from .parse import USAGE, SplitError, parse_offer_id, parse_split
+from .parse import USAGE, SplitError, parse_split
 
 SEAT_NAMES = {"alice": "Alice", "bob": "Bob"}
 MAX_ROUNDS = 20
@@ -173,7 +174,7 @@ class DondGame(Game):
         offer = self.standing(other)
         if offer is None:
             raise RuleError(f"{SEAT_NAMES[other]} has no standing offer. Make your own: {USAGE[7:]}.")
-        wanted = parse_offer_id(args)
+        wanted = answer_id(args)
         if wanted is not None and wanted != offer["id"]:
             raise RuleError(f"Offer #{wanted} is no longer standing; {SEAT_NAMES[other]}'s standing offer is "
                             f"#{offer['id']}: you get {describe(self.take_of(seat, offer))}.")
@@ -185,6 +186,7 @@ class DondGame(Game):
             raise RuleError("The game is over.")
         offer = self._partner_offer(seat, args)
         if self._turn(ctx, seat, closing=True):
+            ctx.say(f"{SEAT_NAMES[seat]} accepts {SEAT_NAMES[offer['by']]}'s offer #{offer['id']}.")
             self._accept(ctx, seat, offer, "accepted")
 
     def cmd_reject(self, ctx: Context, seat: str, args) -> None:
@@ -194,7 +196,7 @@ class DondGame(Game):
         offer = self._partner_offer(seat, args)
         if not self._turn(ctx, seat):
             return
-        words = [a for a in args if parse_offer_id([a]) is None]
+        words = answer_words(args)
         reason = " ".join(words).strip()[:300] or None
         offer["status"] = "rejected"
         offer["reason"] = reason

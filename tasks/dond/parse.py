@@ -132,13 +132,10 @@ def _put(split: list, k: int, n: int, counts: Sequence[int]) -> None:
 
 
 def parse_offer_id(args: Sequence[str]) -> Optional[int]:
-    """An optional offer id (`/accept 3`, `/accept #3`, page buttons send it) so a stale button cannot accept a
-    newer offer; other words (`/accept ok thanks`) are ignored. None when no id is given."""
-    for a in args:
-        m = re.fullmatch(r"#?(\d{1,6})", str(a).strip())
-        if m:
-            return int(m.group(1))
-    return None
+    """An optional offer id as the first argument (`/accept 3`, `/accept #3`; page buttons send it) so a stale
+    button cannot accept a newer offer; other words (`/accept ok thanks`, a reason with numbers) are no id."""
+    from tasks.core.offers import answer_id
+    return answer_id(args)
 
 
 def parse_hard(text) -> Optional[int]:
