@@ -185,6 +185,7 @@ ASYM.render = function (v) {
   if (v.result) {
     root.appendChild(ASYM.el("div", "ap-result " + (v.result.success ? "ap-won" : "ap-lost"), v.result.success ?
       "Solved after " + v.result.rounds + " round(s)!" : "Not solved. The hidden row was:"));
+    if (v.result.success) { root.appendChild(ASYM.el("div", "ap-label", "The hidden row:")); }
     var truth = ASYM.el("div", "ap-row ap-truth");
     v.result.truth.forEach(function (t, i) { truth.appendChild(ASYM.tile(String(i + 1), [t[0]], t[1])); });
     root.appendChild(truth);

@@ -133,5 +133,5 @@ def test_share_all_solves_it_with_every_scripted_person(person):
         r = play_game(SPEC, seed, {"a": person, "b": "share-all"}, {"size": 8, "distractors": 1},
                       show=lines.append).results
         assert r["success"] and r["turns_to_success"] <= 4, (person, seed, r)
-    said = [x for x in lines if x.startswith("A")]
+    said = [x for x in lines if x.startswith("Player A")]
     assert said and not any("Shapes by position" in x for x in said)  # people do not use the agents' template

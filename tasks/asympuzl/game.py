@@ -85,7 +85,8 @@ class AsymPuzlGame(Game):
     def clue_text(self, seat: str) -> str:
         if seat == "a":
             return " ".join(f"Position {i + 1}: the {' or the '.join(c)}." for i, c in enumerate(self.inst["a_clues"]))
-        return " ".join(f"Position {i + 1}: the {s} is {c}." for i, (s, c) in enumerate(self.inst["b_clues"]))
+        # B's pairs come in a random order: numbering them would read as positions
+        return "In no particular order: " + "; ".join(f"the {s} is {c}" for s, c in self.inst["b_clues"]) + "."
 
     def start(self, ctx: Context) -> None:
         n = self.size

@@ -215,7 +215,9 @@ class BayesBrain(DondBrain):
         split = self.best(partial)
         if not self.told_order and self.share_order:
             self.told_order = True
-            lines.append(order_text(self.values, self.counts))
+            order = order_text(self.values, self.counts)
+            if order not in lines:  # a question about its values was answered with the same sentence already
+                lines.append(order)
         why = ""
         answered = offer if offer is not None else told  # the partner's offer I turn down, formal or in words
         if answered is not None and answered != self.my_open_offer():
