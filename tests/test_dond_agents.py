@@ -236,3 +236,13 @@ def test_accepting_is_a_lone_command(agent):
     brain.observe(View("alice", view))
     moves = brain.act()
     assert [(type(m).__name__, getattr(m, "name", None)) for m in moves] == [("Command", "accept")]
+
+
+def test_bayes_first_answer_to_a_value_question_says_its_order_once():
+    """Asked what it values before it has said so, bayes answers once (it used to add the same order sentence again
+    as its own opening)."""
+    room = Room()
+    room.say("hi! what do you value most?")
+    first = room.lines[0]
+    sentences = [s.strip() for s in re.split(r"(?<=[.?!])\s+", first) if s.strip()]
+    assert len(sentences) == len(set(sentences)), first
