@@ -589,3 +589,48 @@ window.SlurkTask.bindSocket();
         }).catch(function (e) { if (window.console) { console.warn("slurk-task: room state not read", e); } });
     });
 }());
+
+// --- pairing: a stray `left_room` (study flow, issue 27) ------------------------------------------------------
+// Slurk's page makes the chat box read-only ("Disconnected!") and hides the user list on ANY `left_room`. When the
+// concierge's moves cross (the task room's `joined_room` handled before the waiting room's `left_room`), the page
+// would stay dead in the room it is in. A `left_room` for another room restores what Slurk's `joined_room` set: the
+// chat box (unless the room or its layout is read-only) and the user list / latency as the layout says. Registered
+// once per socket (this script runs again on every `joined_room`); Slurk's own handler runs first.
+(function () {
+    "use strict";
+    if (typeof socket === "undefined" || !socket || typeof socket.on !== "function" || socket.__slurkTaskLeftRoom) {
+        return;
+    }
+    socket.__slurkTaskLeftRoom = true;
+    var known = Object.create(null);  // room -> {readOnly, users, latency} as last read from Slurk
+    function here() { return typeof self_room === "undefined" ? null : self_room; }
+    function apply(room, info) {
+        if (String(here()) !== String(room)) { return; }  // moved on meanwhile: that room's joined_room decides
+        var text = document.getElementById("text");
+        if (text) {
+            text.readOnly = !!info.readOnly;
+            text.placeholder = info.readOnly ? "This room is read-only" : "Enter your message here!";
+        }
+        if (typeof $ === "function") {
+            $("#user-list").fadeTo(null, info.users ? 1 : 0);
+            $("#latency").fadeTo(null, info.latency ? 1 : 0);
+        }
+    }
+    function read(path) {
+        var token = typeof TOKEN === "undefined" ? "" : TOKEN;
+        return fetch(location.origin + "/slurk/api/" + path, {headers: {"Authorization": "Bearer " + token}})
+            .then(function (r) { if (!r.ok) { throw new Error(path + ": " + r.status); } return r.json(); });
+    }
+    socket.on("left_room", function (d) {
+        var room = here();
+        if (!d || room === null || room === undefined || String(d.room) === String(room)) { return; }
+        apply(room, known[room] || {readOnly: false, users: true, latency: false});  // at once, then as Slurk says
+        read("rooms/" + room).then(function (r) {
+            return read("layouts/" + r.layout_id).then(function (layout) {
+                known[room] = {readOnly: !!(r.read_only || layout.read_only), users: !!layout.show_users,
+                               latency: !!layout.show_latency};
+                apply(room, known[room]);
+            });
+        }).catch(function (e) { if (window.console) { console.warn("slurk-task: room state not read", e); } });
+    });
+}());

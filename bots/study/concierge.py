@@ -11,9 +11,11 @@ What it does (slurk-protocol.md §2.5 and §4):
     their token, as the server reports it (`GET /users/{id}/task` -> task id, num_users, layout id); users without a
     task (bots), and people of a task it was not configured for, are not paired;
   * when a task has `num_users` people waiting (checked to be still online): `POST /rooms {layout_id}`, then every
-    person is added (`POST /users/{u}/rooms/{new}`); only when all of them are in, they are taken out of the waiting
-    room (`DELETE /users/{u}/rooms/{waiting}`, with the user's fresh ETag) and the room is announced with
-    `room_created {room, task}`, so the task bot joins via `new_task_room`; agent users are added afterwards;
+    person is taken out of the waiting room (`DELETE /users/{u}/rooms/{waiting}`, with the user's fresh ETag) and
+    then added (`POST /users/{u}/rooms/{new}`), in that order, as slurk-bots' concierge does (Slurk's page turns the
+    chat read-only on any `left_room`, so it must come before the new room's `joined_room`); when all are in, the
+    room is announced with `room_created {room, task}`, so the task bot joins via `new_task_room`; agent users are
+    added afterwards. A move that fails half-way puts everyone moved so far back into the waiting room;
   * a person still waiting after `waiting_timeout` seconds (counted from their first arrival, so a page reload does
     not restart the clock) gets a completion code: logged as `confirmation_log {status_txt: no_partner,
     confirmation_token}` for them, and sent privately with a polite note (and the Prolific link when configured);
@@ -229,6 +231,7 @@ class Concierge:
         self._created: collections.deque = collections.deque()  # clock() of each room created in the last WINDOW
         self._tries: dict[tuple, int] = {}            # retry key -> failed tries in a row
         self._group_waits: set[int] = set()           # tasks whose grouping waits for a retry timer
+        self._put_back_users: set[int] = set()        # taken out of the waiting room for a move not yet complete
         self._timer_gen = 0
         self._events: "queue.Queue[tuple]" = queue.Queue()
         self._worker = threading.Thread(target=self._loop, name="concierge", daemon=True)
@@ -500,8 +503,22 @@ class Concierge:
     def _handle_leave(self, uid: int) -> None:
         with self._lock:
             self._tries.pop(("join", uid), None)
+            ours = uid in self._put_back_users and uid in self.people
+            self._put_back_users.discard(uid)
         self.timers.cancel(("join", uid))
+        if ours and self._kept_after_failed_move(uid):
+            return
         self._forget(uid)
+
+    def _kept_after_failed_move(self, uid: int) -> bool:
+        """The leave of a move that failed and was undone: they are back in the waiting room (or are to be put back
+        by the probe before their next room), so they keep their place in the queue."""
+        if uid in self.suspects:
+            return True
+        try:
+            return any(int(r.get("id", -1)) == self.waiting_room for r in self.rest.get_user_rooms(uid))
+        except (SlurkAPIError, TypeError, ValueError, AttributeError):
+            return False
 
     def _forget(self, uid: int) -> bool:
         with self._lock:
@@ -701,32 +718,38 @@ class Concierge:
         self.stats["rooms_created"] += 1
         touched: list[Waiting] = []  # people the server may have put into the room (a failed add can still add)
         for w in members:
+            # Out of the waiting room first, then into the new room (as slurk-bots' concierge does): Slurk's page
+            # makes the chat read-only on ANY `left_room`, so the waiting room's must reach the page before the
+            # task room's `joined_room` (plugins/slurk-task.js also recovers when they cross).
+            try:
+                self.rest.leave_room(w.user_id, self.waiting_room)
+            except SlurkAPIError as exc:
+                # Still in the waiting room: joining now would leave them in both rooms; nobody else moved yet
+                # is affected beyond the room given up.
+                log.error("room %s: could not take user %s out of the waiting room: %s; the room is given up", room,
+                          w.user_id, exc)
+                self._move_failed(w, exc)
+                self._give_up_room(room, task_id, touched)
+                return False
             touched.append(w)
+            with self._lock:
+                self._put_back_users.add(w.user_id)  # the leave event this causes must not forget them yet
             try:
                 self.rest.join_room(w.user_id, room)
             except SlurkAPIError as exc:
                 log.error("room %s: could not add user %s: %s; the room is given up", room, w.user_id, exc)
-                if _user_missing(exc):
-                    self._forget(w.user_id)
-                elif exc.status == 0 or exc.status >= 500:
-                    with self._lock:
-                        self.suspects.add(w.user_id)
-                self._give_up_room(room, task_id, touched)
+                self._move_failed(w, exc)
+                self._give_up_room(room, task_id, touched)  # puts everyone moved so far back in the waiting room
                 return False
         for w in members:
             self.timers.cancel(("wait", w.user_id))
             with self._lock:
                 self.people.pop(w.user_id, None)
                 self.suspects.discard(w.user_id)
+                self._put_back_users.discard(w.user_id)
                 self.placed[w.user_id] = room
         with self._lock:
             self.rooms[room] = {"task": task_id, "users": [w.user_id for w in members]}
-        for w in members:
-            try:
-                self.rest.leave_room(w.user_id, self.waiting_room)
-            except SlurkAPIError as exc:
-                # They are in both rooms; their page shows the task room (the last joined_room).
-                log.error("could not take user %s out of the waiting room: %s", w.user_id, exc)
         self._handle_announce(room, task_id)
         if self.agent_users and (self.task_id is None or self.task_id == task_id):
             for seat, agent in self.agent_users.items():
@@ -736,6 +759,13 @@ class Concierge:
                     log.error("room %s: could not add the agent user %s (seat %s): %s", room, agent, seat, exc)
         log.info("room %s created for task %s with users %s", room, task_id, [w.user_id for w in members])
         return True
+
+    def _move_failed(self, w: Waiting, exc: SlurkAPIError) -> None:
+        if _user_missing(exc):
+            self._forget(w.user_id)
+        elif exc.status == 0 or exc.status >= 500:
+            with self._lock:
+                self.suspects.add(w.user_id)
 
     def _handle_announce(self, room: int, task_id: int) -> None:
         ack = self._call("room_created", {"room": room, "task": task_id})
