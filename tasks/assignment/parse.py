@@ -105,8 +105,8 @@ def parse_proposal(text: str) -> list[int]:
     text = re.sub(r"<br\s*/?>|&emsp;|&nbsp;", "\n", text or "")
     text = re.sub(r"(?i)\bproposal\s*:", " ", text)
     pairs: list[tuple[int, int]] = []
-    if re.fullmatch(r"\s*(\d+\s*:\s*\d+[\s,;]*)+", text):
-        pairs = [(int(a), int(b)) for a, b in re.findall(r"(\d+)\s*:\s*(\d+)", text)]
+    if re.fullmatch(r"\s*([0-9]+\s*:\s*[0-9]+[\s,;]*)+", text):
+        pairs = [(int(a), int(b)) for a, b in re.findall(r"([0-9]+)\s*:\s*([0-9]+)", text)]
         if any(not (0 <= a < N and 0 <= b < N) for a, b in pairs):
             raise ProposalError(f"Reviewer and paper numbers run from 0 to {N - 1}.")
     else:

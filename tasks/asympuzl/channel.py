@@ -18,6 +18,7 @@ from typing import Optional
 from .parse import Fact, Reading, interpret
 
 NOISE_CHARS = string.ascii_letters + string.digits + ",.;:!?-#*"
+_DIGITS = re.compile(r"[0-9]+")
 
 
 def add_noise(text: str, rate: float, rng: random.Random) -> str:
@@ -54,12 +55,13 @@ def noisy_mentions(text: str, shapes: list[str], colours: list[str], size: int) 
     terms.sort(key=lambda t: -len(t[0]))
     out: list[tuple] = []
     i = 0
+    end = len(s.rstrip())  # a "?" at or after this is the last thing said (found once: linear)
     while i < len(s):
-        if s[i] in "?" and not s[i + 1:].strip():
+        if s[i] == "?" and i + 1 >= end:
             out.append(("ask",))
         best = None
-        if s[i].isdigit():  # a digit run: the longest in-range number it holds (inserted digits are rarer)
-            run = re.match(r"\d+", s[i:]).group(0)
+        if "0" <= s[i] <= "9":  # an ASCII digit run: the longest in-range number it holds (inserted digits are rarer)
+            run = _DIGITS.match(s, i).group(0)
             cands = sorted({int("".join(run[k] for k in range(len(run)) if mask >> k & 1))
                             for mask in range(1, 1 << min(len(run), 6))}, key=lambda n: -len(str(n)))
             num = next((n for n in cands if 1 <= n <= size and str(n)[0] != "0"), None)

@@ -71,7 +71,7 @@ def _term(tok: str, vocab: list[str]) -> Optional[str]:
 def mentions(text: str, shapes: list[str], colours: list[str]) -> list[tuple]:
     """(kind, value) in order: ("num", n), ("shape", s), ("colour", c), ("or",), ("range",), ("stop",), ("ask",)."""
     text = re.sub(r"(?<=[a-zA-Z])[^\w\s](?=[a-zA-Z])", "", text.lower())  # "squ#are", "isn't"
-    toks = re.findall(r"[a-z]+|\d+(?:st|nd|rd|th)?|[?.;:,\n!]|-", text)
+    toks = re.findall(r"[a-z]+|[0-9]+(?:st|nd|rd|th)?|[?.;:,\n!]|-", text)
     out: list[tuple] = []
     i = 0
     while i < len(toks):
@@ -89,7 +89,7 @@ def mentions(text: str, shapes: list[str], colours: list[str]) -> list[tuple]:
         elif t in ("to", "through", "-") and out and out[-1][0] == "num":
             out.append(("range",))
         elif t[0].isdigit():
-            out.append(("num", int(re.match(r"\d+", t).group(0))))
+            out.append(("num", int(re.match(r"[0-9]+", t).group(0))))
         elif t == "one" and not (i and toks[i - 1] in ("position", "number", "pos", "place", "is")):
             pass  # "the red one", "3rd one": a pronoun
         elif t in NUMBER_WORDS or t in ORDINALS:

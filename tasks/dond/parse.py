@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
+from tasks.core.numbers import to_int
+
 from .items import ITEMS, PLURALS
 
 NUMBER_WORDS = {"zero": 0, "none": 0, "no": 0, "one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4,
@@ -22,6 +24,9 @@ ALIASES = {"bk": 0, "bks": 0, "h": 1, "bl": 2, "bls": 2}
 # always what the proposer gets, and a refusal says so.
 FILLER = {"and", "i", "get", "take", "me", "for", "want", "x", "the", "please", "plus", "with", "of", "my", "ok"}
 USAGE = "Usage: /propose books=1 hats=2 balls=0 (what YOU get; your partner gets the rest)"
+
+
+_PAIR = re.compile(r"(?<![A-Za-z])([A-Za-z]+)\s*[=:]\s*(\w+)")
 
 
 class SplitError(ValueError):
@@ -40,23 +45,23 @@ def item_index(word: str) -> Optional[int]:
 
 
 def _number(token: str) -> Optional[int]:
-    """A count (digits or a word), -1 for "all", None if the token is no number."""
-    if token.isdigit():
-        return int(token)
-    return NUMBER_WORDS.get(token.lower())
+    """A count (ASCII digits or a word), -1 for "all", None if the token is no number."""
+    n = to_int(token)
+    return n if n is not None else NUMBER_WORDS.get(token.lower())
 
 
 def parse_split(args: Sequence[str], counts: Sequence[int]) -> tuple[int, ...]:
     """The split (what the proposer takes) that `args` describe; SplitError with a clear reason otherwise."""
     text = " ".join(str(a) for a in args)
     split: list[Optional[int]] = [None, None, None]
-    # explicit pairs first: books=1, hat:2
-    for name, num in re.findall(r"([A-Za-z]+)\s*[=:]\s*(\w+)", text):
+    # explicit pairs first: books=1, hat:2 (a pair starts at a word's start: the letter run is tried once per word,
+    # not once per letter, so a long word costs linear time, not quadratic)
+    for name, num in _PAIR.findall(text):
         k, n = item_index(name), _number(num)
         if k is None or n is None:
             raise SplitError(f"{name}={num} is not an item and a number. {USAGE}.")
         _put(split, k, n, counts)
-    text = re.sub(r"([A-Za-z]+)\s*[=:]\s*(\w+)", " ", text)
+    text = _PAIR.sub(" ", text)
     tokens = [t for t in re.split(r"[\s,;=:/()\[\]{}]+|(?<=\d)(?=[a-zA-Z])|(?<=[a-zA-Z])(?=\d)", text) if t]
     tokens = [t for t in tokens if t.lower() not in FILLER]
     for t in tokens:

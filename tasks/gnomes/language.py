@@ -57,7 +57,7 @@ def wall_line(action: int, opens: list[int]) -> str:
 
 
 _LINE_ONLY_RE = re.compile(r"\bin\s+this\s+(row|column),?\s+i\s+can\s+only\s+(?:move\s+|go\s+)?(right|up|left|down)\s+"
-                           r"(?:in|at|from)\s+(?:the\s+)?(?:columns?|rows?)\s+([\d\s,and]+)", re.I)
+                           r"(?:in|at|from)\s+(?:the\s+)?(?:columns?|rows?)\s+([0-9\s,and]+)", re.I)
 _LINE_NONE_RE = re.compile(r"\bi\s+(?:cannot|can'?t|can\s+not)\s+(?:move\s+|go\s+)?(right|up|left|down)\s+"
                            r"anywhere\s+in\s+this\s+(row|column)\b", re.I)
 _WORD_ACTION = {"right": RIGHT, "up": UP, "left": LEFT, "down": DOWN}
@@ -66,7 +66,7 @@ _WORD_ACTION = {"right": RIGHT, "up": UP, "left": LEFT, "down": DOWN}
 def _read_line(text: str) -> Optional[tuple[int, tuple[int, ...]]]:
     m = _LINE_ONLY_RE.search(text)
     if m:
-        idx = tuple(sorted({int(n) for n in re.findall(r"\d+", m.group(3)) if 0 <= int(n) < 9}))
+        idx = tuple(sorted({int(n) for n in re.findall(r"[0-9]+", m.group(3)) if 0 <= int(n) < 9}))
         return _WORD_ACTION[m.group(2).lower()], idx
     m = _LINE_NONE_RE.search(text)
     if m:

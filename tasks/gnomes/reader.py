@@ -21,6 +21,8 @@ from typing import Optional
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from tasks.core.numbers import to_int
+
 from .maze import DOWN, LEFT, RIGHT, SIZE, STAY, UP
 
 # Words the game rules look for; a typo is corrected only toward these.
@@ -86,15 +88,14 @@ ORDINAL = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "sixth"
            "ninth": 8, "last": SIZE - 1, "1st": 0, "2nd": 1, "3rd": 2, "4th": 3, "5th": 4, "6th": 5, "7th": 6,
            "8th": 7, "9th": 8}
 TIMES = {"once": 1, "twice": 2, "thrice": 3}
-_NUM = r"(\d+|" + "|".join(CARDINAL) + r")"
+_NUM = r"([0-9]+|" + "|".join(CARDINAL) + r")"
 _ORD = r"(" + "|".join(ORDINAL) + r")"
 
 
 def number(word: str) -> Optional[int]:
     word = word.strip()
-    if word.isdigit():
-        return int(word)
-    return CARDINAL.get(word)
+    n = to_int(word)
+    return n if n is not None else CARDINAL.get(word)
 
 
 # --- treasure locations ------------------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ def parse_action(text: str, labels: Sequence[str]) -> str:
     by_norm = {_norm(lab): lab for lab in labels}
     if t in by_norm:
         return by_norm[t]
-    number = re.fullmatch(r"(?:choice |action |option |q)?(\d+)", t)
+    number = re.fullmatch(r"(?:choice |action |option |q)?([0-9]+)", t)
     n = int(number.group(1)) if number else ORDINALS.get(t)
     if n is not None and 1 <= n <= len(labels):
         return labels[n - 1]
@@ -60,7 +60,7 @@ def find_actions(text: str, labels: Sequence[str]) -> list[tuple[int, str]]:
     for lab in labels:
         for m in re.finditer(r"(?<![a-z0-9])" + re.escape(_norm(lab)) + r"(?![a-z0-9])", low):
             found.append((m.start(), lab))
-    for m in re.finditer(r"\b(?:choice|option|action|q)\s?(\d+)\b", low):
+    for m in re.finditer(r"\b(?:choice|option|action|q)\s?([0-9]+)\b", low):
         n = int(m.group(1))
         if 1 <= n <= len(labels) and not any(abs(p - m.start()) < 3 for p, _ in found):
             found.append((m.start(), labels[n - 1]))

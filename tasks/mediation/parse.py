@@ -21,7 +21,7 @@ class ProposalError(ValueError):
 def parse_proposal(text: str, counts: Optional[tuple[int, int]] = None) -> tuple[int, int]:
     """Two flight numbers (1-based, as shown), for user 1 and user 2."""
     t = (text or "").lower().replace("#", " ")
-    pairs = re.findall(r"user\s*([0-3])\s*[:=]?\s*(?:id|flight|no\.?|number)?\s*(\d+)", t)
+    pairs = re.findall(r"user\s*([0-3])\s*[:=]?\s*(?:id|flight|no\.?|number)?\s*([0-9]+)", t)
     if len(pairs) == 2:
         users = [int(u) for u, _ in pairs]
         base = 0 if 0 in users else 1  # the released format numbers users and flights from 0
@@ -30,7 +30,7 @@ def parse_proposal(text: str, counts: Optional[tuple[int, int]] = None) -> tuple
             raise ProposalError("Name one flight for user 1 and one for user 2, e.g. /propose 3 7.")
         pair = (order[0], order[1])
     else:
-        nums = [int(n) for n in re.findall(r"\d+", t)]
+        nums = [int(n) for n in re.findall(r"[0-9]+", t)]
         if len(nums) != 2:
             raise ProposalError("Name two flight numbers, user 1's then user 2's, e.g. /propose 3 7.")
         pair = (nums[0], nums[1])
@@ -48,11 +48,11 @@ DAYS = {0: ("wednesday", "wed", "weds", "5/31", "may 31", "31st", "first day", "
 _DAY_WORDS = {w: d for d, ws in DAYS.items() for w in ws if " " not in w and "/" not in w}
 PARTS = {"morning": (9 * 60, 12 * 60), "afternoon": (12 * 60, 17 * 60), "evening": (17 * 60, 22 * 60),
          "night": (18 * 60, 24 * 60), "noon": (11 * 60 + 30, 13 * 60 + 30), "all day": (9 * 60, 21 * 60)}
-_T = r"(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?"
+_T = r"([0-9]{1,2})(?:[:.]([0-9]{2}))?\s*(a\.?m\.?|p\.?m\.?)?"
 _RANGE = re.compile(_T + r"\s*(?:-|–|to|until|till|til)\s*" + _T)
-_SINGLE = re.compile(r"(?:at|around|from)?\s*" + r"(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?)")
-_IMPORTANCE_NUM = re.compile(r"\((\d{1,2})\)|(?:importance|imp|priority|prio|level)\s*(?:is|of|:)?\s*(\d{1,2})"
-                             r"|(\d{1,2})\s*(?:/|out of)\s*10\b")
+_SINGLE = re.compile(r"(?:at|around|from)?\s*" + r"([0-9]{1,2})(?:[:.]([0-9]{2}))?\s*(a\.?m\.?|p\.?m\.?)")
+_IMPORTANCE_NUM = re.compile(r"\(([0-9]{1,2})\)|(?:importance|imp|priority|prio|level)\s*(?:is|of|:)?\s*([0-9]{1,2})"
+                             r"|([0-9]{1,2})\s*(?:/|out of)\s*10\b")
 _WORD = re.compile(r"[a-z]+")
 _DAY_SPLIT = re.compile(r"(?=\b(?:wed|weds|wednesday|thu|thur|thurs|thursday|fri|friday|5/31|6/0?1|6/0?2)\b)")
 
@@ -186,7 +186,7 @@ def _spans(clause: str, day: int) -> list[Span]:
 
 
 def _level(text: str, scale: int) -> Optional[int]:
-    m = re.search(r"(\d{1,2})\s*(?:/|out of)\s*" + str(scale), text)
+    m = re.search(r"([0-9]{1,2})\s*(?:/|out of)\s*" + str(scale), text)
     if m and 1 <= int(m.group(1)) <= scale:
         return int(m.group(1))
     k = scale / 20
@@ -210,7 +210,7 @@ def read_message(text: str) -> Reading:
                              r"i'?m flexible|dont mind|don't mind which", t))
     r.accept = bool(re.search(r"\b(accept|looks good|works for me|i'?ll take it|deal)\b", t))
     r.reject = bool(re.search(r"\b(reject|doesn'?t work|does not work|no good|won'?t work|can'?t do that)\b", t))
-    clauses = re.split(r"[;\n?!]|\.(?!\d)|,(?!\s*\d{1,2}\s*(?:am|pm))|\band\b(?=\s+(?:on\s+)?[a-z]*day)", t)
+    clauses = re.split(r"[;\n?!]|\.(?![0-9])|,(?!\s*[0-9]{1,2}\s*(?:am|pm))|\band\b(?=\s+(?:on\s+)?[a-z]*day)", t)
     last_day: Optional[int] = None
     split = []
     for clause in clauses:  # "wed or thu evening / maybe thursday morning": one clause per day named
@@ -243,7 +243,7 @@ def read_message(text: str) -> Reading:
         wish = re.search(r"\b(flight|fly|flying|book|leave|depart|travel|prefer|would like|want|do something|"
                          r"arrive|land|free|open|available|works?|good|fine|best|great|ok|okay)\b", c)
         no = re.search(r"can'?t|cannot|busy|booked|packed|not (free|available|good)|no good|bad|avoid|meeting|"
-                       r"class|appointment|important|importance|\(\d", c)
+                       r"class|appointment|important|importance|\([0-9]", c)
         if spans and (no or not (wish or all(sp.vague for sp in spans))):
             r.busy += spans
         elif spans:

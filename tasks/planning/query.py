@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from tasks.core.numbers import to_int, to_number
+
 from .catalogue import TYPES, canonical_key
 from .scoring import miles
 
@@ -36,6 +38,9 @@ BASE = {"name": "name", "type": "type", "category": "type", "etype": "type", "pr
 OPS = ("==", "!=", ">=", "<=", ">", "<", "=")
 DEFAULT_ROWS = 10
 TRUE, FALSE = {"true", "yes", "y", "1"}, {"false", "no", "n", "0"}
+
+
+_OP = re.compile(r"==|!=|>=|<=|=|>|<")
 
 
 class QueryError(ValueError):
@@ -100,7 +105,7 @@ class Parser:
             return w
         if w in ALIASES and ALIASES[w] in self.features:
             return ALIASES[w]
-        known = ["name", "type", "price", *self.features]
+        known = ["name", "type", "price", *sorted(self.features)]  # sorted: the same text live and in replay
         close = difflib.get_close_matches(w, known + list(ALIASES), n=1, cutoff=0.75)
         hint = f" Did you mean {ALIASES.get(close[0], close[0])!r}?" if close else ""
         raise QueryError(f"Unknown field {word.strip()!r}.{hint} Fields: {', '.join(known)}.")
@@ -117,10 +122,9 @@ class Parser:
     def value(self, f: str, op: str, raw: str):
         v = raw.strip().strip("'\"")
         if f in ("price", "rating"):
-            try:
-                num = float(v.lstrip("$"))
-            except ValueError:
-                raise QueryError(f"{f} takes a number, not {v!r} (e.g. {f} <= 40).") from None
+            num = to_number(v.lstrip("$"))
+            if num is None:
+                raise QueryError(f"{f} takes a number, not {v!r} (e.g. {f} <= 40).")
             if f == "rating" and op in ("==", "!=") and num not in self.features["rating"]["values"]:
                 raise QueryError(f"rating is one of {self.features['rating']['values']}.")
             return num
@@ -147,9 +151,11 @@ class Parser:
 
     def cond(self, text: str) -> Cond:
         t = text.strip()
-        m = re.match(r"^(.*?)\s*(==|!=|>=|<=|=|>|<)\s*(.*)$", t)
+        # the first operator splits field and value (found by one scan: a lazy `(.*?)\s*` before it costs quadratic
+        # time on long runs of spaces)
+        m = None if "\n" in t else _OP.search(t)
         if m:
-            f, op, raw = m.group(1), m.group(2), m.group(3)
+            f, op, raw = t[:m.start()], m.group(0), t[m.end():]
             op = "==" if op == "=" else op
             if not f.strip() or not raw.strip():
                 raise QueryError(f"{t!r} needs a field and a value on both sides of {op}.")
@@ -162,7 +168,7 @@ class Parser:
         low = word.lower().strip()
         if low.rstrip("s") in TYPES and not neg:
             return Cond("type", "==", low.rstrip("s"))
-        for f, spec in self.features.items():
+        for f, spec in sorted(self.features.items()):
             if spec["type"] == "categorical" and low in [str(x).lower() for x in spec["values"]] and not neg:
                 return Cond(f, "==", self.value(f, "==", low))
         fld = self.field(word)
@@ -201,10 +207,9 @@ class Parser:
             elif key in ("sort_by", "sort", "order_by"):
                 q.sort += [self.sort_key(k) for k in _split(_unwrap(m.group(2)))]
             elif key in ("limit", "top"):
-                try:
-                    q.limit = int(m.group(2).strip())
-                except ValueError:
-                    raise QueryError(f"limit takes a whole number, not {m.group(2).strip()!r}.") from None
+                q.limit = to_int(m.group(2).strip())
+                if q.limit is None:
+                    raise QueryError(f"limit takes a whole number, not {m.group(2).strip()!r}.")
                 if q.limit < 1:
                     raise QueryError("limit must be at least 1.")
             elif key in ("fields", "columns", "cols"):
@@ -255,7 +260,7 @@ def run(query: Query, sites: list, distance_rule: str = "haversine") -> dict:
         if col == "distance":
             return None if dist_to is None else miles(s["loc"], sites[dist_to]["loc"], distance_rule)
         if col == "info":
-            return "; ".join(f"{k}: {v}" for k, v in s["features"].items())
+            return "; ".join(f"{k}: {v}" for k, v in sorted(s["features"].items()))
         return s["features"].get(col)
 
     for key, desc in reversed(query.sort):  # stable sorts, last key first
@@ -264,8 +269,7 @@ def run(query: Query, sites: list, distance_rule: str = "haversine") -> dict:
         else:
             present = [i for i in ids if cell(i, key) is not None]
             missing = [i for i in ids if cell(i, key) is None]
-            present.sort(key=lambda i: (str(cell(i, key)) if key in ("name", "type") else float(cell(i, key))),
-                         reverse=desc)
+            present.sort(key=lambda i: _order(cell(i, key)), reverse=desc)
             ids = present + missing
     cols = list(query.columns) if query.columns else (
         ["name", "type", "price"]
@@ -277,6 +281,14 @@ def run(query: Query, sites: list, distance_rule: str = "haversine") -> dict:
     shown = ids[:query.limit if query.limit else DEFAULT_ROWS]
     return {"columns": cols, "rows": [[cell(i, c) for c in cols] for i in shown], "matched": matched,
             "shown": len(shown), "ids": shown}
+
+
+def _order(v) -> tuple:
+    """How a column sorts: numbers (price, rating, booleans) by value, text (name, type, a category such as cuisine
+    or ambience) alphabetically; numbers before text should a column ever mix them."""
+    if isinstance(v, (bool, int, float)):
+        return (0, float(v), "")
+    return (1, 0.0, str(v).lower())
 
 
 def _fmt(v) -> str:
