@@ -13,6 +13,15 @@ def esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
+def keys_sorted(value: Any) -> Any:
+    """`value` with the keys of every dict in it in sorted order (lists and tuples keep their order)."""
+    if isinstance(value, dict):
+        return {k: keys_sorted(value[k]) for k in sorted(value, key=str)}
+    if isinstance(value, (list, tuple)):
+        return type(value)(keys_sorted(v) for v in value)
+    return value
+
+
 class Context:
     """Collects the effects of one handled input. Rules call these methods instead of building effects."""
 
@@ -74,7 +83,9 @@ class Game:
     def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
         self.seed = seed
         self.options = dict(options or {})
-        self.inst: dict = instance if instance is not None else type(self).generate(seed, self.options)
+        # Keys in one fixed order: a logged instance comes back from our logs sorted and from a real Slurk's
+        # database in yet another order, so nothing a game says or decides may follow the generator's order.
+        self.inst: dict = keys_sorted(instance if instance is not None else type(self).generate(seed, self.options))
 
     # --- to implement -------------------------------------------------------------------------------------------
     @classmethod

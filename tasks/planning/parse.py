@@ -82,7 +82,7 @@ def card_text(pid: int, slots: list, sites: list, card: dict) -> str:
                 lines.append(f"{k + 1}) empty")
             else:
                 site = sites[s]
-                feats = ", ".join(f"{f}: {_word(v)}" for f, v in site["features"].items())
+                feats = ", ".join(f"{f}: {_word(v)}" for f, v in sorted(site["features"].items()))
                 lines.append(f"{k + 1}) ({signed(card['by_slot'][k])}) {site['name']} ({site['etype']}, "
                              f"${site['price']}; {feats})")
         else:
