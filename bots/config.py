@@ -20,10 +20,11 @@ concierge:                       # the waiting-room bot (bots.study.concierge)
 agents: {b: toy}                 # seat -> brain, for seats not taken by people (default: TaskSpec.default_brains)
 person_seats: 1                  # people per room (default: every seat), or seat names: [assistant]
 timers: {join_timeout: 300, inactivity: 300, inactivity_warning: 60, partner_left_grace: 120}
-completion: {platform: Prolific, url_template: "https://app.prolific.com/submissions/complete?cc={code}"}
+completion: {platform: Prolific, url_template: "https://app.prolific.com/submissions/complete?cc={code}",
+             left_policy: no_code}  # or COMPLETION_LEFT_POLICY: what a person who left gets (no_code|partial|full)
 llm: {model: ..., base_url: ...} # passed through to bots.llm
 state_db: ./bot-state.sqlite3    # BOT_STATE_DB
-task_options: {}                 # passed to the Game
+task_options: {}                 # passed to the Game; TASK_OPTIONS (JSON, written by `setup`) updates it
 ```
 
 Environment names. Ours: `SLURK_URL`, `SLURK_TOKEN`, `SLURK_USER`, `SLURK_TASK_ID`, `SLURK_WAITING_ROOM`, `SLURK_ETAG`,
@@ -43,7 +44,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from tasks.core.codes import CompletionConfig
+from tasks.core.codes import LEFT_POLICIES, CompletionConfig
 from tasks.core.match import TimerConfig
 from bots.pacing import Pacing
 
@@ -210,10 +211,12 @@ def load_config(path: Optional[str] = None, env: Mapping[str, str] = os.environ)
     timers = dict(_section(raw, "timers", dict))
     waiting = timers.pop("waiting_timeout", None)  # the concierge's timer, also accepted among the timers
     cfg.timers = _timers(timers)
-    cfg.completion = _completion(_section(raw, "completion", dict))
+    cfg.completion = _completion(_section(raw, "completion", dict), env)
     cfg.llm = dict(_section(raw, "llm", dict))
     cfg.state_db = str(env.get("BOT_STATE_DB") or raw.get("state_db") or DEFAULT_STATE_DB)
     cfg.task_options = dict(_section(raw, "task_options", dict))
+    if env.get("TASK_OPTIONS"):  # the study's task options, as `setup` writes them into bot.env (JSON)
+        cfg.task_options.update(_json_mapping(env["TASK_OPTIONS"], "TASK_OPTIONS"))
     concierge = _section(raw, "concierge", dict)
     cfg.concierge = _concierge(concierge, waiting, env)
     agent_users = raw.get("agent_users")
@@ -453,12 +456,30 @@ def _timers(section: dict) -> TimerConfig:
     return TimerConfig(**values)
 
 
-def _completion(section: dict) -> CompletionConfig:
-    unknown = [k for k in section if k not in ("platform", "url_template")]
+def _json_mapping(text: str, what: str) -> dict:
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise ConfigError(f"{what} must be a JSON object such as {{\"negotiation\": 4}}; got {text!r}.") from None
+    if not isinstance(value, dict):
+        raise ConfigError(f"{what} must be a JSON object such as {{\"negotiation\": 4}}; got {text!r}.")
+    return value
+
+
+def _completion(section: dict, env: Mapping[str, str] = {}) -> CompletionConfig:
+    unknown = [k for k in section if k not in ("platform", "url_template", "left_policy")]
     if unknown:
         raise ConfigError(f"Unknown key(s) {', '.join(map(repr, unknown))} in the 'completion' section; "
-                          "known keys: platform, url_template.")
+                          "known keys: platform, url_template, left_policy.")
     c = CompletionConfig()
+    policy = env.get("COMPLETION_LEFT_POLICY") or section.get("left_policy")
+    if policy is not None:
+        if str(policy) not in LEFT_POLICIES:
+            raise ConfigError(f"completion.left_policy (COMPLETION_LEFT_POLICY) must be one of "
+                              f"{', '.join(LEFT_POLICIES)}; got {policy!r}.")
+        c.left_policy = str(policy)
     if section.get("platform") is not None:
         c.platform = str(section["platform"])
     if section.get("url_template") is not None:

@@ -194,6 +194,8 @@ window.SlurkTask = window.SlurkTask || (function () {
         timeout: ["The game is over: nobody moved for a long time.", "The game was closed after a long inactivity.",
                   "stopped"],
         no_partner: ["No partner arrived.", "The game could not start; nothing more to do here.", "stopped"],
+        left: ["The game is over: you left before it ended.", "The game was closed for your partner while you were " +
+               "away. A code is shown only if this study pays for a game that was left.", "stopped"],
         error: ["The game was closed after a technical problem.", "Sorry: this was not your fault.", "stopped"]
     };
     function ending(core) {

@@ -265,7 +265,11 @@ def test_partner_left_grace_and_return():
     grace = armed(m.handle(Leave("b", t=40)), "core:left:b")
     eff = m.handle(TimerFired("core:left:b", grace.token, t=150))
     assert m.status == "partner_left"
-    assert {c.data["status_txt"] for c in logs(eff, "confirmation_log")} == {"user_left"}
+    # the record tells the leaver from the partner left behind (left_policy no_code: the leaver gets no code)
+    records = {c.to: c.data for c in logs(eff, "confirmation_log")}
+    assert records["a"]["status_txt"] == "user_left" and records["a"]["partner_left"] == {"b": 40}
+    assert records["b"] == {"status_txt": "left", "left_at": 40, "payment": "none"}
+    assert "b" not in m.codes and m.codes["a"]
 
 
 def test_agents_only_match_has_no_timers_and_no_codes():

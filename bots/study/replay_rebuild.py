@@ -231,7 +231,8 @@ def _read_outcome(g: GameReplay, path: str, rows, warnings: list, receiver_seat)
         d = row_data(r)
         seat = receiver_seat(r)
         if seat is not None:
-            g.codes[seat] = str(completion_code(d))
+            if completion_code(d):  # a person who left may get no code (completion.left_policy no_code)
+                g.codes[seat] = str(completion_code(d))
             if "reward" in d:
                 g.rewards[seat] = d["reward"]
 

@@ -40,6 +40,8 @@ from bots.config import ConfigError, default_person_order
 from bots.layouts import LayoutError, build_layout
 from bots.slurk.rest import SlurkAPIError, SlurkREST
 
+from tasks.core.codes import LEFT_POLICIES
+
 from .provision import (
     AGENT_PERMISSIONS, BOT_PERMISSIONS, StudyConfig, person_permissions, agent_names, format_agent_users, login_link,
     participant_name, prolific_link, read_env_file, read_json, read_study_config, report_error, write_private,
@@ -140,7 +142,9 @@ class Provisioner:
             self._step("note", f"cannot reach {self.url}", "the plan below assumes nothing exists on the server yet")
             old = {}
         self.m = {"version": 1, "study": self.study, "task": self.spec.name, "url": self.url,
-                  "slurk_task_name": self.study, "person_seats": self.persons, "agent_seats": self.brains}
+                  "slurk_task_name": self.study, "person_seats": self.persons, "agent_seats": self.brains,
+                  "task_options": dict(self.cfg.config.task_options),
+                  "left_policy": self.cfg.config.completion.left_policy}
         if not old and not self._offline:
             old = self._discover()
         self._layouts(old)
@@ -483,6 +487,12 @@ class Provisioner:
         agents = {s: a["user_id"] for s, a in (m.get("agents") or {}).items() if a.get("user_id") is not None}
         if agents:
             lines.append(f"AGENT_USERS={format_agent_users(agents)}")
+        options = self.cfg.config.task_options
+        if options:
+            # JSON in single quotes for the shell; a quote inside a value is written as \u0027 (still JSON)
+            text = json.dumps(options, sort_keys=True).replace("'", "\\u0027")
+            lines.append(f"TASK_OPTIONS='{text}'")
+        lines.append(f"COMPLETION_LEFT_POLICY={self.cfg.config.completion.left_policy}")
         lines.append(f"STUDY={self.study}")
         return lines
 
@@ -502,6 +512,13 @@ def format_result(res: SetupResult, url: str, spec, persons: list[str], brains: 
         mix += " + agent seat(s) " + ", ".join(f"{s} ({b})" for s, b in brains.items())
     head = "Dry run: nothing is created or written. Plan for study" if res.dry_run else "Study"
     out.append(f"{head} {res.study!r} on {url}: task {spec.name} ({spec.title}), {mix}")
+    m = res.manifest
+    options = m.get("task_options") or {}
+    out.append("Task options: " + (", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(options.items()))
+                                   or "none (the game's defaults)") + "  (recorded in every game's log)")
+    policy = m.get("left_policy")
+    if policy:
+        out.append(f"A person who leaves a game before its end gets: {policy} ({LEFT_POLICIES.get(policy, '')})")
     for s in res.steps:
         out.append(f"  {s}")
     if res.participants:
@@ -535,6 +552,54 @@ def format_result(res: SetupResult, url: str, spec, persons: list[str], brains: 
     return "\n".join(out)
 
 
+def parse_option_args(items: list[str]) -> dict:
+    """`--option KEY=VALUE` items: JSON values (4, true, "x") or plain text."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--option needs KEY=VALUE, got {item!r}.")
+        try:
+            out[key.strip()] = json.loads(value)
+        except ValueError:
+            out[key.strip()] = value
+    return out
+
+
+def option_keys(spec) -> list[str]:
+    """The task options a task declares: its command-line options, experiment grid and conditions, study defaults,
+    and the core's chat / instance options where the task has them."""
+    keys = {o.key for o in spec.cli_options} | set(spec.grid) | set(spec.condition_keys)
+    keys |= set(getattr(spec, "study_options", {}) or {})
+    if hasattr(spec, "chat_mode"):
+        keys.add("chat")
+    if getattr(spec, "instance_option", ""):
+        keys.add(spec.instance_option)
+    return sorted(keys)
+
+
+def study_options(spec, given: dict) -> dict:
+    """The study's task options: the task's study defaults (its paper's set-up, TaskSpec.study_options), then the
+    researcher's. An undeclared key, a value outside a declared choice, or a value the game refuses is a ConfigError
+    that says which and what is allowed."""
+    known = option_keys(spec)
+    unknown = sorted(k for k in given if k not in known)
+    if unknown:
+        raise ConfigError(f"{spec.name} has no task option {', '.join(map(repr, unknown))}; its options are "
+                          f"{', '.join(known) or '(none)'} (see the task's section of the README).")
+    options = {**(getattr(spec, "study_options", {}) or {}), **given}
+    for o in spec.cli_options:
+        if o.key in options and o.choices and str(options[o.key]) not in o.choices:
+            raise ConfigError(f"task option {o.key} of {spec.name} must be one of {', '.join(o.choices)}; "
+                              f"got {options[o.key]!r}.")
+    try:
+        spec.game_class(0, dict(options))  # builds an instance: the game checks every value it reads
+    except Exception as exc:  # the game's own message says what is wrong
+        raise ConfigError(f"task options {json.dumps(options, sort_keys=True)} do not work for {spec.name}: "
+                          f"{exc}") from None
+    return options
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="run_bot.sh setup", description=__doc__.splitlines()[0])
     p.add_argument("task", help="task name (travel, gnomes, ...) or package.module:SPEC")
@@ -548,7 +613,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "played by agents")
     p.add_argument("--dry-run", action="store_true", help="print what would be created; send no write request")
     p.add_argument("--out", default="studies", help="folder for the study's files (default: studies)")
-    p.add_argument("--config", help="YAML config (slurk.url, slurk.admin_token, agents, person_seats, completion)")
+    p.add_argument("--config", help="YAML config (slurk.url, slurk.admin_token, agents, person_seats, completion, "
+                                    "task_options)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a task option of the study (repeatable; JSON values allowed), e.g. negotiation=4; "
+                        "overrides task_options in --config")
+    p.add_argument("--left-policy", choices=tuple(LEFT_POLICIES),
+                   help="what a person who left a game before its end gets: " +
+                        "; ".join(f"{k}: {v}" for k, v in LEFT_POLICIES.items()))
     return p
 
 
@@ -572,6 +644,9 @@ def main(argv: Optional[list[str]] = None, env: Mapping[str, str] = os.environ, 
         if args.person_seats:
             cfg.person_seats = [s.strip() for s in args.person_seats.split(",") if s.strip()]
         persons, brains = cfg.seat_plan(spec)
+        cfg.task_options = study_options(spec, {**cfg.task_options, **parse_option_args(args.option)})
+        if args.left_policy:
+            cfg.completion.left_policy = args.left_policy
         if not persons:
             raise ConfigError("A study needs at least one person per room (--people-per-room 1 or more).")
         name = study or spec.name

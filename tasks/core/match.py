@@ -45,6 +45,7 @@ STATUS_TXT = {
     "no_partner": "no_partner",
     "error": "error",
 }
+LEFT_STATUS = "left"  # status_txt (and the page's core.status) of a person whose leaving closed the room
 
 MAX_CHAT_CHARS = 4000
 MAX_ACTION_BYTES = 4096
@@ -115,6 +116,8 @@ class Match:
         self._last_views: dict[str, dict] = {}
         # LLM usage per seat, from recorded AgentUsage inputs (so every transport and the replay agree).
         self.usage: dict[str, dict[str, int]] = {}
+        self.left_at: dict[str, float] = {}  # person seat -> time it last left while playing (completion codes)
+        self.leavers: list[str] = []  # person seats whose leaving closed the room (status "left" on their page)
 
     # ------------------------------------------------------------------------------------------------------------
     @property
@@ -210,6 +213,8 @@ class Match:
         if inp.seat not in self.seats or self.seats[inp.seat].kind != "person":
             return []
         self.present.discard(inp.seat)
+        if self.phase == "playing":
+            self.left_at[inp.seat] = inp.t
         if self.phase == "playing" and self.timers.partner_left_grace:
             grace = self.timers.partner_left_grace
             out = [self._set_timer(f"core:left:{inp.seat}", grace)]
@@ -353,10 +358,25 @@ class Match:
             effects.append(Message(reason))
         effects.append(LogEvent("game_end", {"status": status, "results": self.results}))
         bonus = results.get("bonus", {}) if isinstance(results.get("bonus"), dict) else {}
+        # A room closed because someone left: whoever is still away left it (the study's left_policy says what
+        # they get); the partners who stayed get the partner-left code, and the record names who left and when.
+        leavers = [s for s in self.persons if s not in self.present] if status == "partner_left" else []
+        self.leavers = leavers
         for seat in self.persons:
+            if seat in leavers:
+                code = self.code_source() if self.completion.leaver_paid else None
+                data = {"status_txt": LEFT_STATUS, "left_at": self.left_at.get(seat),
+                        "payment": self.completion.left_policy.replace("no_code", "none")}
+                if code is not None:
+                    self.codes[seat] = data["confirmation_token"] = code
+                effects.append(LogEvent("confirmation_log", data, to=seat))
+                effects.append(Message(self.completion.left_message(code), to=seat, html=self.completion.is_html))
+                continue
             code = self.code_source()
             self.codes[seat] = code
             data = {"status_txt": STATUS_TXT.get(status, status), "confirmation_token": code}
+            if leavers:
+                data["partner_left"] = {s: self.left_at.get(s) for s in leavers}
             if seat in bonus:
                 data["reward"] = bonus[seat]
             effects.append(LogEvent("confirmation_log", data, to=seat))
@@ -412,7 +432,7 @@ class Match:
         data = dict(self.game.view(seat)) if self.phase in ("playing", "over") else {}
         data["core"] = {
             "phase": self.phase, "seat": seat, "task": self.game.task,
-            "status": self.status, "code": self.codes.get(seat), "chat": self.game.chat,
+            "status": self._status_of(seat), "code": self.codes.get(seat), "chat": self.game.chat,
             **self._who(),
         }
         return data
@@ -437,7 +457,15 @@ class Match:
                           **self._who()}
         own = dict(self.game.page_private(seat))
         own["core"] = {"seat": seat, "code": self.codes.get(seat)}
+        if self._status_of(seat) != self.status:
+            own["core"]["status"] = self._status_of(seat)  # the own part's core wins over the shared one
         return shared, own
+
+    def _status_of(self, seat: str) -> Optional[str]:
+        """How the game ended for this seat: "left" for a person whose leaving closed the room, else the status."""
+        if seat in self.leavers:
+            return LEFT_STATUS
+        return self.status
 
     def _changed_views(self) -> list[View]:
         out = []

@@ -58,6 +58,9 @@ class TaskSpec:
     # The partner population for `--population`: (seat the partners take, brain names that behave like different
     # people: terse, chatty, typos, never sharing, insisting, ...). The evaluated agent takes the other seat(s).
     population: tuple = ()
+    # Task options a study on Slurk starts from (`setup`; the researcher's --option / task_options override them):
+    # the paper's set-up where the game's own defaults differ from it (e.g. negotiation rounds).
+    study_options: dict = field(default_factory=dict)
 
     @property
     def seats(self) -> tuple[str, ...]:

@@ -17,6 +17,8 @@ SPEC = TaskSpec(
                       "spe_path", "messages", "halts"),
     roles={"alice": "Alice (the row player; moves first in sequential games)", "bob": "Bob (the column player)"},
     grid={"game": TESTBED, "negotiation": (0, 4)},
+    # A study plays the paper's negotiation set-up (4 rounds before every move, Tables 6 and 8), not the one-shot k=0.
+    study_options={"negotiation": 4, "game": "prisoners-dilemma"},
     condition_keys=("game", "negotiation", "first"),
     cli_options=(
         CliOption("--game", "game", str, "which game (a name from tasks/matrix_games/games)"),
