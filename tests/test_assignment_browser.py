@@ -79,6 +79,8 @@ def test_pending_proposal_is_highlighted_with_accept_and_reject(browser_page):
     page.click("#assignment-board .as-reject")
     page.click("#assignment-board .as-accept")
     assert [e["command"]["command"] for e in bp.emitted()] == ["reject", "accept"]
+    shown = str(m.game.view("player2")["pending"]["id"])
+    assert [e["command"]["args"] for e in bp.emitted()] == [[shown], [shown]]  # bound to the proposal shown
     bp.assert_no_errors()
 
 

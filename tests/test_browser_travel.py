@@ -181,7 +181,8 @@ def test_partner_proposal_can_be_agreed_or_rejected(browser_page):
     bp = browser_page("travel")
     show(bp, make_view(agreed=["L", "K"]))
     assert not enabled(bp, "travel-agree")
-    show(bp, make_view(agreed=["L", "K"], pending={"by": "ghost", "mine": False, "path": ["B", "A"], "kind": "extend"}))
+    show(bp, make_view(agreed=["L", "K"], pending={"id": 4, "by": "ghost", "mine": False, "path": ["B", "A"],
+                                                   "kind": "extend"}))
     assert enabled(bp, "travel-agree") and enabled(bp, "travel-reject")
     assert bp.page.get_attribute(".travel-pending-path", "data-path") == "K B A"
     assert bp.page.get_attribute(".travel-pending-path", "data-by") == "partner"
@@ -191,7 +192,8 @@ def test_partner_proposal_can_be_agreed_or_rejected(browser_page):
     bp.screenshot("travel-3-pending.png")
     bp.page.click("#travel-agree")
     bp.page.click("#travel-reject")
-    assert bp.emitted() == [command(bp, "agree", []), command(bp, "reject", [])]
+    # the id of the proposal shown goes with the answer (a replaced one is refused by the bot)
+    assert bp.emitted() == [command(bp, "agree", ["4"]), command(bp, "reject", ["4"])]
 
 
 def test_own_pending_proposal_cannot_be_agreed_by_oneself(browser_page):

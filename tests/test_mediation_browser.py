@@ -55,6 +55,7 @@ def test_user_page_shows_own_calendar_and_the_proposal_breakdown(browser_page, s
     page.click("#mediation-board .md-reject")
     page.click("#mediation-board .md-accept")
     assert [e["command"]["command"] for e in bp.emitted()] == ["reject", "accept"]
+    assert [e["command"]["args"] for e in bp.emitted()] == [[str(v["pending"]["id"])]] * 2  # bound to the shown one
     bp.assert_commands_private()
     bp.assert_no_errors()
 

@@ -96,6 +96,7 @@ def test_user_sees_preferences_timeline_scorecard_and_answers(browser_page, size
     page.click("#planning-board .pl-reject")
     page.click("#planning-board .pl-accept")
     assert [c["command"] for c in sent(bp)] == ["reject", "accept"]
+    assert [c["args"] for c in sent(bp)] == [[str(uv["pending"]["id"])]] * 2  # bound to the proposal shown
     bp.assert_no_errors()
 
 
