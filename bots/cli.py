@@ -6,6 +6,7 @@
     concierge ...               run the waiting-room (pairing) bot
     logs download ...           download a task's room logs from Slurk
     replay PATH...              rebuild games from logs: check scores, write transcripts, tables and plots
+    merge DIR...                the table of a sweep played in shards (<task> --games N --shard i/N)
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ SUBCOMMANDS = {
     "concierge": "bots.study.concierge",
     "logs": "bots.study.logs",
     "replay": "bots.study.replay",
+    "merge": "bots.merge",
 }
 
 

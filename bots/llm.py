@@ -75,12 +75,14 @@ class LLMConfig:
     json_mode: bool = True               # False: chat_json sends no response_format at all (= structured "off")
     structured: str = "auto"             # auto | json_schema | json_object_schema | json_object | off
     concurrency: int | None = None       # requests in flight per endpoint; None: 1 local, 8 OpenAI; 0: no limit
+    price_prompt: float | None = None     # price per million prompt tokens (only for `--dry-run` estimates)
+    price_completion: float | None = None  # price per million completion tokens
 
     # file-config key -> converter; the env variables are LLM_<KEY upper> (plus OPENAI_* aliases, see from_env)
     _CONVERTERS = {"model": str, "base_url": str, "api_key": str, "timeout": float, "deadline": float,
                    "max_retries": int, "backoff": float, "backoff_cap": float, "temperature": float,
                    "max_tokens": int, "seed": int, "json_mode": "bool", "structured": "structured",
-                   "concurrency": int}
+                   "concurrency": int, "price_prompt": float, "price_completion": float}
 
     def __repr__(self) -> str:
         parts = []

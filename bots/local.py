@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Callable, Optional
 
 from tasks import available_tasks, get_task
@@ -297,6 +297,15 @@ def build_parser(prog: str = "run_bot.sh", task: Optional[str] = None) -> argpar
                    help="research runs: an LLM act that fails is not played by the symbolic policy; the game ends "
                         "as invalid")
     p.add_argument("--quiet", action="store_true", help="no transcript")
+    p.add_argument("--parallel", type=int, default=0, metavar="N",
+                   help="games in flight at once (default: what the LLM endpoint's llm.concurrency allows; without "
+                        "an LLM, the CPU cores); results are the same as one game after another")
+    p.add_argument("--shard", metavar="I/N", help="play the I-th of N shares of the games (a cluster job array); "
+                   "`./run_bot.sh merge DIR...` prints the table of all shards")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print what the run will cost (games, LLM acts, tokens, price) from a pilot of --pilot games "
+                        "per condition, or from the games already recorded in --out; plays nothing else")
+    p.add_argument("--pilot", type=int, default=1, metavar="N", help="games per condition in a --dry-run pilot")
     p.add_argument("--population", action="store_true",
                    help="play --agents (one agent, for the other seat) against every partner type of the task's "
                         "population (scripted people) and print one row per partner type")
@@ -444,22 +453,158 @@ def main(argv: list[str]) -> int:
 
     conditions = grid_conditions(spec, options) if args.grid else list_conditions(spec, options)
     keys = [k for k in (spec.condition_keys or tuple(spec.grid)) if args.grid or len(conditions) > 1] or []
-    rows, by_label = [], []
-    for n, cond in enumerate(conditions):
-        sub = os.path.join(out_dir, f"condition-{n:02d}") if len(conditions) > 1 else out_dir
-        if len(conditions) > 1:
-            print(f"condition {n + 1}/{len(conditions)}: " + ", ".join(f"{k}={cond.get(k)}" for k in keys),
-                  file=sys.stderr)
-        records = play_many(spec, args.games, args.seed, agents, cond, llm, sub, progress=True,
-                            brain_options=brain_options)
-        summary = summary_table(spec, records)
-        label = agent_label(spec, agents, records)
-        rows.append({"agents": label, **{k: cond.get(k) for k in keys}, **summary})
-        by_label.append((label + "".join(f" {k}={cond.get(k)}" for k in keys), records))
-        write_csvs(spec, records, summary, agents, sub)
-    grouped = print_rows(rows, by_label, os.path.join(out_dir, "conditions.csv"))
-    print(f"\nsummary CSV (one row per condition): {grouped}\nlogs and per-game CSVs: {out_dir}")
+    many = len(conditions) > 1
+    plans = [Condition(agents, cond, f"condition-{n:02d}" if many else "",
+                       "".join(f" {k}={cond.get(k)}" for k in keys), {k: cond.get(k) for k in keys})
+             for n, cond in enumerate(conditions)]
+    return run_conditions(spec, plans, args, llm, out_dir, brain_options, kind="conditions")
+
+
+@dataclass
+class Condition:
+    """One row of a sweep's table: the agents and task options its games use, and where they go."""
+    agents: dict
+    options: dict
+    sub: str = ""              # sub-folder of the run directory ("" = the run directory itself)
+    suffix: str = ""           # what the LLM use table adds to the agents' label
+    columns: dict = field(default_factory=dict)  # columns before the summary (condition keys, partner)
+
+
+def run_conditions(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, brain_options: dict,
+                   kind: str) -> int:
+    """Play --games games of every condition (in parallel, resumable, sharded: bots/sweep.py) and print the table."""
+    from . import sweep
+
+    manifest = {
+        "task": spec.name, "kind": kind, "agents": args.agents, "seed": args.seed, "games": args.games,
+        "conditions": [{"agents": c.agents, "options": c.options, "suffix": c.suffix,
+                        "columns": [[k, v] for k, v in c.columns.items()]}  # in order: JSON objects are sorted
+                       for c in plans],
+        "subdirs": [c.sub for c in plans], "brain_options": brain_options,
+        "model": getattr(getattr(llm, "config", None), "model", None), "population": kind == "population",
+        "shard": getattr(args, "shard", None),
+    }
+    jobs = sweep.plan(len(plans), args.games, args.seed)
+    part = sweep.parse_shard(getattr(args, "shard", None))
+    mine = sweep.shard(jobs, part)
+    if getattr(args, "dry_run", False):
+        return dry_run(spec, plans, args, llm, out_dir, brain_options)
+    rundir = sweep.RunDir.open(out_dir, manifest, [os.path.join(out_dir, c.sub) if c.sub else out_dir for c in plans])
+    parallel = args.parallel or sweep.default_parallel(llm, len(mine))
+    processes = llm is None and parallel > 1
+
+    def play(job):
+        c = plans[job.condition]
+        return asdict(play_game(spec, job.seed, c.agents, c.options, llm=llm, log_path=rundir.log_path(job),
+                                index=job.index, brain_options=brain_options))
+
+    def worker_args(job):
+        c = plans[job.condition]
+        return (spec.name, job.seed, c.agents, c.options, rundir.log_path(job), job.index, brain_options)
+
+    if len(plans) > 1 or part:
+        print(f"{len(plans)} {'conditions' if kind == 'conditions' else 'partner types'} x {args.games} games"
+              + (f", shard {part[0]}/{part[1]}: {len(mine)} of them" if part else "")
+              + f", {parallel} at a time", file=sys.stderr)
+    sweep.run(mine, play, rundir, parallel=parallel, processes=processes, progress=True,
+              worker=_play_job, worker_args=worker_args)
+    if part:
+        print(f"shard {part[0]}/{part[1]}: {len(mine)} of {len(jobs)} games recorded in {out_dir}; when every shard "
+              f"has run: ./run_bot.sh merge <the shard folders>")
+        return 0
+    by_condition = _records_by_condition(plans, sweep.load_all([out_dir])[1], args.games)
+    print_tables(spec, manifest, by_condition, out_dir)
     return 0
+
+
+def dry_run(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, brain_options: dict) -> int:
+    """Cost before the run: per condition, the planned games and, per game, LLM acts and tokens measured on a pilot
+    (or on the games already recorded in `out_dir`), times the planned games; the price when the config has one."""
+    from . import sweep
+
+    recorded = {}
+    if os.path.exists(os.path.join(out_dir, sweep.MANIFEST)):
+        recorded = sweep.load_all([out_dir])[1]
+    pilot_dir = os.path.join(out_dir, "pilot")
+    cfg = getattr(llm, "config", None)
+    prices = (getattr(cfg, "price_prompt", None), getattr(cfg, "price_completion", None))
+    rows, total = [], [0, 0, 0, 0]
+    for c, plan in enumerate(plans):
+        games = [GameRecord(**r) for (ci, _), r in sorted(recorded.items()) if ci == c]
+        source = f"{len(games)} recorded"
+        if not games:
+            n = max(1, args.pilot)
+            for i in range(n):
+                log = os.path.join(pilot_dir, plan.sub, f"game-{i:04d}.jsonl")
+                games.append(play_game(spec, args.seed + i, plan.agents, plan.options, llm=llm, log_path=log,
+                                       index=i, brain_options=brain_options))
+            source = f"pilot of {n}"
+        acts = prompt = completion = 0
+        for g in games:
+            for seat in (g.results.get("llm") or {}).values():
+                acts += seat.get("acts", 0)
+                prompt += seat.get("prompt_tokens", 0)
+                completion += seat.get("completion_tokens", 0)
+        per = max(1, len(games))
+        planned = args.games
+        t = [planned, round(acts / per * planned), round(prompt / per * planned), round(completion / per * planned)]
+        total = [a + b for a, b in zip(total, t)]
+        row = {**plan.columns, "agents": ",".join(plan.agents[s] for s in spec.seats), "from": source,
+               "games": t[0], "LLM acts": t[1], "prompt tokens": t[2], "completion tokens": t[3]}
+        if all(p is not None for p in prices):
+            row["price"] = round(t[2] / 1e6 * prices[0] + t[3] / 1e6 * prices[1], 2)
+        rows.append(row)
+    header: list = []
+    for r in rows:
+        header += [k for k in r if k not in header]
+    print(format_table(header, [[r.get(k, "") for k in header] for r in rows]))
+    line = f"\nall conditions: {total[0]} games, {total[1]} LLM acts, {total[2]} prompt + {total[3]} completion tokens"
+    if all(p is not None for p in prices):
+        line += f", {total[2] / 1e6 * prices[0] + total[3] / 1e6 * prices[1]:.2f} at the configured prices"
+    elif llm is not None:
+        line += " (set llm.price_prompt and llm.price_completion, per million tokens, for a price)"
+    print(line)
+    return 0
+
+
+def _play_job(task: str, seed: int, agents: dict, options: dict, log_path: str, index: int,
+              brain_options: dict) -> dict:
+    """One game in a worker process (symbolic runs): the record as a dict."""
+    return asdict(play_game(get_task(task), seed, agents, options, log_path=log_path, index=index,
+                            brain_options=brain_options))
+
+
+def _records_by_condition(plans, records: dict, games: int) -> list[list[GameRecord]]:
+    return [[GameRecord(**records[(c, i)]) for i in range(games) if (c, i) in records] for c in range(len(plans))]
+
+
+def print_tables(spec: TaskSpec, manifest: dict, by_condition: list[list[GameRecord]], out_dir: str) -> str:
+    """The run's table (one row per condition or partner type), its CSVs and the LLM use table, from records."""
+    rows, by_label = [], []
+    for cond, records in zip(manifest["conditions"], by_condition):
+        sub = os.path.join(out_dir, cond_sub(manifest, cond))
+        agents = cond["agents"]
+        summary = summary_table(spec, records)
+        if manifest.get("kind") == "population" and not any(k.startswith("completed") for k in summary):
+            done = sum(1 for r in records if r.results.get("status") == "completed")
+            summary["completed %"] = round(100 * done / max(1, len(records)), 1)
+        label = agent_label(spec, agents, records)
+        columns = dict(cond.get("columns") or [])
+        if manifest.get("kind") == "population":
+            rows.append({**columns, "agents": label, **summary})
+        else:
+            rows.append({"agents": label, **columns, **summary})
+        by_label.append((label + cond.get("suffix", ""), records))
+        write_csvs(spec, records, summary, agents, sub)
+    name = "population.csv" if manifest.get("kind") == "population" else "conditions.csv"
+    path = print_rows(rows, by_label, os.path.join(out_dir, name))
+    what = "partner type" if manifest.get("kind") == "population" else "condition"
+    print(f"\nsummary CSV (one row per {what}): {path}\nlogs and per-game CSVs: {out_dir}")
+    return path
+
+
+def cond_sub(manifest: dict, cond: dict) -> str:
+    return manifest["subdirs"][manifest["conditions"].index(cond)]
 
 
 def print_rows(rows: list[dict], by_label: list, path: str) -> str:
@@ -505,20 +650,6 @@ def population_agents(spec: TaskSpec, agent: Optional[str]) -> list[tuple[str, d
 
 def run_population(spec: TaskSpec, args, options: dict, llm, out_dir: str, brain_options: dict) -> int:
     """`--population`: one row per partner type (the task's summary columns, completion included), CSV too."""
-    rows, by_label = [], []
-    pairs = population_agents(spec, args.agents)
-    for n, (partner, agents) in enumerate(pairs):
-        print(f"partner {n + 1}/{len(pairs)}: {partner}", file=sys.stderr)
-        sub = os.path.join(out_dir, partner)
-        records = play_many(spec, args.games, args.seed, agents, options, llm, sub, progress=not args.quiet,
-                            brain_options=brain_options)
-        summary = summary_table(spec, records)
-        if not any(k.startswith("completed") for k in summary):
-            done = sum(1 for r in records if r.results.get("status") == "completed")
-            summary["completed %"] = round(100 * done / max(1, len(records)), 1)
-        write_csvs(spec, records, summary, agents, sub)
-        rows.append({"partner": partner, "agents": agent_label(spec, agents, records), **summary})
-        by_label.append((agent_label(spec, agents, records), records))
-    path = print_rows(rows, by_label, os.path.join(out_dir, "population.csv"))
-    print(f"\npopulation CSV (one row per partner type): {path}\nlogs and per-game CSVs: {out_dir}")
-    return 0
+    plans = [Condition(agents, dict(options), partner, "", {"partner": partner})
+             for partner, agents in population_agents(spec, args.agents)]
+    return run_conditions(spec, plans, args, llm, out_dir, brain_options, kind="population")
