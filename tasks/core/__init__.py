@@ -16,6 +16,6 @@ from .protocol import (
     SetText, SetTimer, TimerFired, View, addressed_to, effect_to_json, input_from_json, input_to_json,
     parse_command_text,
 )
-from .spec import CliOption, TaskSpec
+from .spec import Benchmark, CliOption, TaskSpec
 
 __all__ = [name for name in dir() if not name.startswith("_")]

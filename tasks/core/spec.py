@@ -25,6 +25,20 @@ class CliOption:
     choices: Optional[tuple] = None
 
 
+@dataclass(frozen=True)
+class Benchmark:
+    """One row of `./run_bot.sh benchmark`: the task's LLM agent in a set-up of its paper, and the main metric.
+
+    `score` maps the summary column `metric` onto 0..1 (1 best) for the combined score: "fraction" (already 0..1),
+    "percent" (0..100), "inverse" (a ratio to the optimum, >= 1, lower better: 1/x)."""
+
+    label: str                     # e.g. "problem-solving vs solver, preset boards"
+    agents: tuple[str, ...]        # one per seat
+    options: tuple = ()            # task options as (key, value) pairs
+    metric: str = "completed %"    # a column of the task's summary table
+    score: str = "percent"
+
+
 @dataclass
 class TaskSpec:
     name: str                                   # CLI name, e.g. "travel"
@@ -58,6 +72,8 @@ class TaskSpec:
     # The partner population for `--population`: (seat the partners take, brain names that behave like different
     # people: terse, chatty, typos, never sharing, insisting, ...). The evaluated agent takes the other seat(s).
     population: tuple = ()
+    # `./run_bot.sh benchmark`: the task's LLM agents in its paper's set-ups (Benchmark rows), with the main metric.
+    benchmark: tuple = ()
     # Task options a study on Slurk starts from (`setup`; the researcher's --option / task_options override them):
     # the paper's set-up where the game's own defaults differ from it (e.g. negotiation rounds).
     study_options: dict = field(default_factory=dict)
