@@ -65,6 +65,119 @@ window.SlurkTask = window.SlurkTask || (function () {
         if (typeof display_info === "function") { display_info(time === undefined ? null : time, text); }
     }
 
+    // --- chat lines this page shows (incoming-text and print-history: slurk-task-incoming/-history.js) ---------
+    // Slurk lets a participant send a line in any room member's name (`impersonate`, also privately from another
+    // room) and log in under any name. Only a bot may send `html: true` (Slurk's send_html_message, never given to
+    // participants), and the task bot marks every line it shows that way (bots/slurk/delivery.py `as_html`, plain
+    // text escaped): so a line in the bot's name without the mark is not the game master's; a person's line in a
+    // relayed room arrives only through the bot (marked); a line in one's own name was not typed here. Those, and
+    // names that imitate the game master or a member of this game, are shown with a warning mark; every line is
+    // cut at the chat limit.
+    var MAX_CHAT = 4000;                  // tasks/core/match.py MAX_CHAT_CHARS
+    var CONFUSABLE = {"\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0441": "c", "\u0445": "x",
+        "\u0443": "y", "\u0456": "l", "\u0457": "l", "\u04cf": "l", "\u0455": "s", "\u0501": "d", "\u0261": "g",
+        "\u043c": "m", "\u0442": "t", "\u043a": "k", "\u0432": "b", "\u043d": "h", "\u03b1": "a", "\u03b5": "e",
+        "\u03bf": "o", "\u03c1": "p", "\u03c4": "t", "\u03b9": "l", "\u03ba": "k", "\u03bd": "v", "\u03bc": "m",
+        "0": "o", "1": "l", "3": "e", "4": "a", "5": "s", "7": "t", "i": "l", "|": "l", "!": "l", "$": "s", "@": "a"};
+    function nameKey(name) {  // what a name looks like: case, accents, spacing, look-alike letters folded
+        var s = String(name === undefined || name === null ? "" : name), out = "", i, c;
+        if (s.normalize) { s = s.normalize("NFKD"); }
+        s = s.toLowerCase().replace(/[\u0300-\u036f\u200b-\u200f\u2060-\u2064\ufeff]/g, "");
+        for (i = 0; i < s.length; i++) { c = s.charAt(i); out += CONFUSABLE[c] || c; }
+        return out.replace(/rn/g, "m").replace(/vv/g, "w").replace(/[^a-z]/g, "");
+    }
+    var GM_KEY = nameKey("Game Master");
+    var namesSeen = Object.create(null);  // user id -> name shown with a marked line or in Slurk's user list
+
+    function nameOf(uid) {
+        if (namesSeen[uid]) { return namesSeen[uid]; }
+        if (typeof user_map !== "undefined" && user_map && user_map[uid]) { return String(user_map[uid]); }
+        return null;
+    }
+
+    function clip(text, isHtml) {  // at most MAX_CHAT characters (code points) of a line, said so when cut
+        var chars = Array.from(String(text));
+        if (chars.length <= MAX_CHAT) { return {text: String(text), html: isHtml}; }
+        if (isHtml) { chars = Array.from(plainOf(String(text))); }  // never cut markup in half
+        return {text: chars.slice(0, MAX_CHAT).join("") + " \u2026 [" + (chars.length - MAX_CHAT) +
+                " more characters not shown]", html: false};
+    }
+
+    function plainOf(markup) {  // a marked line's text (entities decoded; a textarea parses no tags, runs nothing)
+        var t = document.createElement("textarea");
+        t.innerHTML = String(markup).replace(/<[^>]*>/g, "");
+        return t.value;
+    }
+
+    // Why a line needs a warning mark (null: it is what it says it is).
+    function suspicion(uid, name, marked, isPrivate) {
+        var info = roomInfo(currentRoom()), self = me(), bot = info.bot, users = info.users || null, k;
+        var key = nameKey(name), members = [];
+        if (users) {
+            for (k in users) { if (Object.prototype.hasOwnProperty.call(users, k)) { members.push(userId(users[k])); } }
+        }
+        if (bot !== null && uid === bot) { return marked ? null : "not from the game master"; }
+        if (marked && bot === null) { return null; }  // before the first view: a bot's line (only bots mark)
+        if (!marked) {
+            if (self && uid === userId(self.id)) { return "not typed on this page"; }
+            if (isPrivate) { return "a private line, not through the game"; }   // the page never sends one
+            if (info.chat === "relay") { return "not sent through the game"; }
+            if (users && members.indexOf(uid) < 0) { return "not in this game"; }
+        }
+        // A name that looks like the game master's, or like another member's (case, spacing, look-alikes).
+        if (key && (key.indexOf(GM_KEY) >= 0 || (bot !== null && nameOf(bot) && key === nameKey(nameOf(bot))))) {
+            return "a participant, not the game master";
+        }
+        for (k = 0; k < members.length; k++) {
+            if (members[k] !== uid && nameOf(members[k]) && key === nameKey(nameOf(members[k]))) {
+                return "not " + nameOf(members[k]);
+            }
+        }
+        return null;
+    }
+
+    function showLine(user, time, message, isPrivate, marked) {
+        if (!user || typeof display_message !== "function") { return; }
+        var uid = userId(user.id), name = user.name === undefined || user.name === null ? "" : String(user.name);
+        var text = typeof message === "string" ? message : JSON.stringify(message === undefined ? "" : message);
+        if (marked && uid !== null) { namesSeen[uid] = name; }
+        var why = suspicion(uid, name, marked, isPrivate), line = clip(text, marked);
+        var shown = why ? {id: -1, name: "\u26a0 " + (name || "someone") + " (" + why + ")"} : user;  // never "You"
+        display_message(shown, time, line.text, !!isPrivate, line.html);
+        if (why && typeof document !== "undefined") {
+            var area = document.getElementById("chat-area"), last = area ? area.lastElementChild : null;
+            if (last) { last.classList.add("slurk-task-suspect"); last.setAttribute("data-warning", why); }
+        }
+    }
+
+    // A live text_message (Slurk's incoming_text; lines of other rooms are not this page's).
+    function incoming(d) {
+        if (!d || !d.user) { return; }
+        if (d.room !== undefined && d.room !== null && String(d.room) !== String(currentRoom())) { return; }
+        showLine(d.user, d.timestamp, d.message, !!d.private, d.html === true);
+    }
+
+    // A row of the room's log when the page (re)loads (Slurk's print_history). The row names its real sender.
+    function history(row) {
+        if (!row || row.event !== "text_message" || !row.data) { return; }
+        var time = row.date_modified !== null && row.date_modified !== undefined ? row.date_modified : row.date_created;
+        var user = row.user || {id: row.user_id, name: nameOf(userId(row.user_id)) || ""};
+        showLine(user, time, row.data.message, row.receiver_id !== null && row.receiver_id !== undefined,
+                 row.data.html === true);
+    }
+
+    // What chat listeners (onChat) get: lines that are what they say, with a marked line's plain text.
+    function trusted(d) {
+        var uid = d && d.user ? userId(d.user.id) : null;
+        if (uid === null || suspicion(uid, d.user.name, d.html === true, !!d.private)) { return null; }
+        if (d.html !== true) { return d; }
+        var copy = {}, k;
+        for (k in d) { if (Object.prototype.hasOwnProperty.call(d, k)) { copy[k] = d[k]; } }
+        copy.message = plainOf(d.message);
+        copy.html = false;
+        return copy;
+    }
+
     // --- the bot's view ---------------------------------------------------------------------------------------
     function remember(id, text, state, sharedText) {
         var info = roomInfo(currentRoom());
@@ -74,6 +187,7 @@ window.SlurkTask = window.SlurkTask || (function () {
         if (bot !== null) { info.bot = bot; }
         if (core.chat === "open" || core.chat === "relay") { info.chat = core.chat; }
         if (typeof core.key === "string" && core.key) { info.key = core.key; }
+        if (core.users && typeof core.users === "object") { info.users = core.users; }
         if (core.ack !== undefined && core.ack !== null) { acknowledged(currentRoom(), String(core.ack)); }
         var acks = core.acks && typeof core.acks === "object" ? core.acks : null;
         if (acks && typeof core.seat === "string" && acks[core.seat] !== undefined && acks[core.seat] !== null) {
@@ -428,6 +542,16 @@ window.SlurkTask = window.SlurkTask || (function () {
         if (typeof text !== "string" || !text.trim()) { return; }
         var r = (room === undefined || room === null) ? currentRoom() : room;
         var who = user || me();
+        var size = text.length > MAX_CHAT ? Array.from(text).length : 0;
+        if (size > MAX_CHAT) {
+            // Refused here, before anything is sent: in an open room Slurk would show the line to everyone before
+            // the bot could refuse it. The text goes back into the box to be shortened.
+            var box = document.getElementById("text");
+            if (box && !box.value) { box.value = text; }
+            note(time, "Your message is too long (" + size.toLocaleString("en") + " characters; the limit is " +
+                MAX_CHAT.toLocaleString("en") + "), so it was not sent. Please shorten it.");
+            return;
+        }
         if (text.charAt(0) === "/") {
             // A command: only the bot gets it. The person sees their own line (marked private).
             var command = text.substring(1);
@@ -507,9 +631,9 @@ window.SlurkTask = window.SlurkTask || (function () {
             Object.keys(listeners).forEach(function (k) { listeners[k](d.command, d); });
         });
         socket.on("text_message", function (d) {
-            if (d && d.user && (d.room === undefined || d.room === null || String(d.room) === String(currentRoom()))) {
-                Object.keys(chatListeners).forEach(function (k) { chatListeners[k](d); });
-            }
+            var line = d && d.user && (d.room === undefined || d.room === null ||
+                String(d.room) === String(currentRoom())) ? trusted(d) : null;
+            if (line) { Object.keys(chatListeners).forEach(function (k) { chatListeners[k](line); }); }
             // Slurk's page drops every text_message whose user is oneself. A private one can only be the bot
             // handing a relayed line back in the sender's name, and so is a public one in a relayed room (the page
             // never sends public text there): either is shown (as text, by incoming_text).
@@ -526,6 +650,10 @@ window.SlurkTask = window.SlurkTask || (function () {
         watch: watch,
         send: send,
         submit: submit,
+        incoming: incoming,
+        history: history,
+        nameKey: nameKey,
+        maxChat: MAX_CHAT,
         setChatTarget: setChatTarget,
         chatTarget: function () { return chatTarget ? chatTarget.slice() : null; },
         onCommand: onCommand,

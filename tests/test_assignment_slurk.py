@@ -51,7 +51,7 @@ def test_person_and_optimizer_agree_on_a_matching(slurk_server, tmp_path):
                         person.observe(ChatShown("player2", m.group(2)))
             for inp in person.act():
                 if isinstance(inp, Chat):
-                    pat.say(inp.text)
+                    assert pat.command({"chat": inp.text}) is True  # relayed chat: through the bot
                 elif isinstance(inp, Command):
                     assert pat.command({"command": inp.name, "args": list(inp.args)}) is True
             if not events:

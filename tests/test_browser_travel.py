@@ -434,7 +434,7 @@ def test_open_chat_goes_to_the_room_and_is_shown(browser_page):
 def test_relay_chat_goes_to_the_bot_and_is_not_echoed(browser_page):
     bp = browser_page("travel")
     show(bp, make_view(core=core(chat="relay")))
-    bp.deliver_text("hi, I am Bob")
+    bp.deliver_text("hi, I am Bob", private=True, html=True)  # relayed by the bot (marked)
     bp.type_chat("the kitchen has 5 coins")
     bp.wait_idle()  # the page sends once the bot is known (a callback), not inside the key press
     assert bp.emitted() == [{"command": {"chat": "the kitchen has 5 coins"}, "room": bp.room, "receiver_id": bp.bot}]
@@ -452,8 +452,8 @@ def test_relay_chat_goes_to_the_bot_and_is_not_echoed(browser_page):
     bp.assert_commands_private()
     # the bot's showing of the person's own lines in their name (Slurk's page drops own messages): privately
     # (a line to some seats) or publicly (a line to everyone); the page itself never sent public text here
-    bp.deliver_text("only for you", user=bp.user, private=True)
-    bp.deliver_text("the kitchen has 5 coins", user=bp.user, private=False)
+    bp.deliver_text("only for you", user=bp.user, private=True, html=True)
+    bp.deliver_text("the kitchen has 5 coins", user=bp.user, private=True, html=True)
     assert lines(bp) == ["Bob: hi, I am Bob", "You: /agree", "You: only for you", "You: the kitchen has 5 coins"]
     bp.screenshot("travel-7-relay-chat.png")
 
@@ -509,7 +509,8 @@ def test_task_layouts_use_the_shared_script_for_the_chat_box():
         scripts = json.loads((ROOT / "layouts" / f"{name}.json").read_text())["scripts"]
         assert scripts["submit-message"] == "slurk-task-submit.js"
         assert scripts["plain"] == ["slurk-task.js", plugin]
-        assert scripts["incoming-text"] == "markdown" and scripts["print-history"] == "markdown-history"
+        assert scripts["incoming-text"] == "slurk-task-incoming.js"  # chat lines too: the game master's mark
+        assert scripts["print-history"] == "slurk-task-history.js"
     for f in ("travel.js", "gnomes.js"):                  # the plumbing lives in slurk-task.js only
         js = (ROOT / "plugins" / f).read_text()
         assert "socket.emit" not in js and 'socket.on("text_update"' not in js and ".innerHTML" not in js

@@ -59,8 +59,9 @@ def test_travel_layout_embeds_its_plugins_and_keeps_stock_plugins():
     body = build_layout("travel")
     assert set(body) <= set(LAYOUT_FIELDS)                # nothing Slurk would reject with 422
     scripts = body["scripts"]
-    assert scripts["incoming-text"] == "markdown"
-    assert scripts["print-history"] == "markdown-history"
+    # chat lines are shown by the shared page script (game-master marks, the chat limit), live and after a reload
+    assert scripts["incoming-text"] == data_url((PLUGINS / "slurk-task-incoming.js").read_text(encoding="utf-8"))
+    assert scripts["print-history"] == data_url((PLUGINS / "slurk-task-history.js").read_text(encoding="utf-8"))
     # the chat box: our small submit-message body, one data URL (function triggers cannot be split)
     submit = (PLUGINS / SHARED_SUBMIT).read_text(encoding="utf-8")
     assert scripts["submit-message"] == data_url(submit) and len(scripts["submit-message"]) <= MAX_SOURCE_LEN

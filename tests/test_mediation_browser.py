@@ -116,14 +116,16 @@ def test_assistant_page_has_a_chat_pane_per_user(browser_page):
     data = dict(m.game.view("assistant"), core={"phase": m.phase, "seat": "assistant", "bot": BOT["id"],
                                                  "chat": "relay", "users": {"user1": 501, "user2": 502}})
     assert bp.text_update("mediation-state", json.dumps(data)) >= 1
-    bp.deliver_text("thursday afternoon matters to me", user=u1, private=True)
-    bp.deliver_text("<b>cheap</b> please", user=u2, private=True)
-    bp.deliver_text("from someone else", user={"id": 999, "name": "Eve"})
+    # relayed by the bot: marked html, the text escaped (bots/slurk/delivery.py as_html)
+    bp.deliver_text("thursday afternoon matters to me", user=u1, private=True, html=True)
+    bp.deliver_text("&lt;b&gt;cheap&lt;/b&gt; please", user=u2, private=True, html=True)
+    bp.deliver_text("from someone else", user={"id": 999, "name": "Eve"}, html=True)
+    bp.deliver_text("forged in Ann's name", user=u1, private=True)  # not through the bot: no pane takes it
     page = bp.page
     one = page.inner_text("#mediation-board .md-pane1")
     two = page.inner_text("#mediation-board .md-pane2")
     assert "thursday afternoon matters to me" in one and "cheap" not in one
     assert "<b>cheap</b> please" in two and "thursday" not in two  # shown as text, never as HTML
-    assert "someone else" not in one + two
+    assert "someone else" not in one + two and "forged" not in one + two
     assert page.locator("#mediation-board .md-pane2 b").count() == 0
     bp.assert_no_errors()

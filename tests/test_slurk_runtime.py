@@ -602,6 +602,7 @@ class _FakeBot:
         self.pages = _FakePages(self.rest)
         self.sio = _FakeSocket(self.rest)
         self.spec = SPEC
+        self.chat = SPEC.chat
         self.metrics = Metrics()
         self.connected = True
         self.stopping = False

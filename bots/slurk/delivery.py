@@ -21,6 +21,7 @@ one message in flight per room (so the room's order is kept) without blocking th
 from __future__ import annotations
 
 import collections
+import html as _html
 import json
 import logging
 import threading
@@ -44,6 +45,13 @@ log = logging.getLogger(__name__)
 
 CLOSED_PLACEHOLDER = "This game has ended. Thank you for taking part!"
 PAGE_HOLD = 0.1  # seconds an input's page updates wait at most for its reply to be shown (Delivery.deliver)
+
+
+def as_html(text: str, is_html: bool) -> str:
+    """Every line the bot shows goes out with `html: true`, plain text escaped: Slurk refuses `html` from anyone
+    without `send_html_message`, which participants never get, so the flag marks a line as the bot's own (or relayed
+    by it). The task page shows a line in the game master's name only with that mark (plugins/slurk-task.js)."""
+    return str(text) if is_html else _html.escape(str(text), quote=False)
 
 
 def mark(turn: Optional[Turn]) -> None:
@@ -399,7 +407,7 @@ class Delivery:
         if isinstance(e, Message):
             return e.to is None or w.is_person(e.to)
         if isinstance(e, ChatShown):
-            return not w.is_person(e.seat) or self.bot.spec.chat == "relay"
+            return not w.is_person(e.seat) or self.bot.chat == "relay"
         return False
 
     def _release_pages(self) -> None:
@@ -475,19 +483,22 @@ class Delivery:
         """Show an accepted chat line to those who may see it, as its speaker where Slurk allows that."""
         w = self.worker
         speaker = w.user_of(e.seat)
-        relayed = self.bot.spec.chat == "relay"
+        relayed = self.bot.chat == "relay"
         if w.is_person(e.seat) and not relayed:
             return  # an open room: Slurk has shown the person's line to everyone already
         if speaker is None:  # an agent seat without its own Slurk user speaks through the bot, named
             text, impersonate = f"{w.display_name(e.seat)}: {e.text}", None
         else:
             text, impersonate = e.text, speaker
-        if e.to is None:
+        if e.to is None and not relayed:
             if impersonate is not None:  # Slurk hands this line back to the bot as the speaker's: not theirs again
-                w.echoes[(int(impersonate), text)] += 1
+                w.echoes[(int(impersonate), as_html(text, False))] += 1
             self.say(text, False, impersonate=impersonate)
             return
-        for seat in [e.seat, *e.to] if w.is_person(e.seat) else list(e.to):
+        # Relayed rooms: every line goes to each addressee privately (to everyone: each person of the room), so no
+        # line of a relayed room is a public Slurk row, which any participant of any room could read.
+        audience = [s for s in w.person_seats()] if e.to is None else list(e.to)
+        for seat in ([e.seat] if w.is_person(e.seat) and e.seat not in audience else []) + audience:
             if w.is_person(seat):
                 self.to_seat(seat, ("msg", text, False, impersonate))
 
@@ -495,7 +506,7 @@ class Delivery:
             impersonate: Optional[int] = None) -> None:
         """A chat message to the room (or privately), in order, without waiting for Slurk's acknowledgement.
         `impersonate`: shown as that user (a member of the room) instead of the bot."""
-        payload = {"room": self.room, "message": text, "html": bool(html)}
+        payload = {"room": self.room, "message": as_html(text, html), "html": True}
         if receiver_id is not None:
             payload["receiver_id"] = int(receiver_id)
         if impersonate is not None:
@@ -558,7 +569,7 @@ class Delivery:
         """Send one per-user item. If its receiver turns out to be offline, it comes back through `kept()`."""
         gen = self.worker.join_gen.get(uid, 0)
         if item[0] == "msg":
-            payload = {"room": self.room, "message": item[1], "html": item[2], "receiver_id": int(uid)}
+            payload = {"room": self.room, "message": as_html(item[1], item[2]), "html": True, "receiver_id": int(uid)}
             if len(item) > 3 and item[3] is not None:
                 payload["impersonate"] = int(item[3])
             self.emitter.send(payload, self.turn, seat, item, gen)

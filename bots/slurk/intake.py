@@ -65,7 +65,7 @@ class PersonInputs:
         if self.echoes.get((uid, message)):  # the bot's own showing of an accepted line in this person's name
             self.echoes[(uid, message)] -= 1
             return
-        if self.bot.spec.chat == "relay":
+        if self.bot.chat == "relay":
             # Relayed rooms take chat through the page (privately to the bot); a public line skipped the rules.
             self.delivery.to_seat(self.seat_of(uid), ("msg", RELAY_ONLY_TEXT, False))
             return
@@ -101,7 +101,12 @@ class PersonInputs:
         if isinstance(command, str):
             name, args = parse_command_text(command)
             inp: Input = Command(seat, name, args, time.time())
-        elif isinstance(command, dict) and "chat" in command and self.bot.spec.chat == "relay":
+        elif isinstance(command, dict) and "chat" in command and self.bot.chat == "relay":
+            text = command.get("chat")
+            if isinstance(text, str) and self._too_long("chat", text, MAX_CHAT_CHARS, seat):
+                self._set_aside(ref)  # a relayed line over the limit is never passed on, nor stored
+                self._acknowledge(seat, env)
+                return
             chat = _relayed_chat(seat, command)
             if isinstance(chat, str):
                 self._set_aside(ref)
@@ -177,7 +182,7 @@ class PersonInputs:
             return
         try:
             rows = [*self.bot.rest.get_logs(room_id=self.room_id, event="command"),
-                    *([] if self.bot.spec.chat == "relay" else
+                    *([] if self.bot.chat == "relay" else
                       self.bot.rest.get_logs(room_id=self.room_id, event="text_message"))]
         except SlurkAPIError as exc:
             log.warning("room %s: cannot read Slurk's log to catch up: %s", self.room_id, exc)

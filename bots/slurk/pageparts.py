@@ -44,6 +44,7 @@ class PageParts:
         shared = first[0]
         core = shared["core"]
         core["bot"] = self.d.bot.user_id
+        core["chat"] = self.d.bot.chat
         users = w.page_core(seats[0]).get("users")
         if users:
             core["users"] = users

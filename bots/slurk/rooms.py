@@ -168,7 +168,7 @@ class RoomWorker(PersonInputs):
 
     def page_core(self, seat: str) -> dict:
         """What only this seat's page gets in its view: its key, and the newest of its commands handled (`ack`)."""
-        core = {}
+        core = {"chat": self.bot.chat}  # the room's chat mode (the task's default or task option `chat`)
         if self.seats.get(seat, {}).get("key"):
             core["key"] = self.seats[seat]["key"]
         if seat in self.acks:
@@ -358,7 +358,9 @@ class RoomWorker(PersonInputs):
         self._bind_agent_users(seats)
         meta = {"timers": asdict(bot.config.timers), "completion": asdict(bot.config.completion),
                 "log_floor": self._log_floor()}
-        options = dict(bot.config.task_options)
+        # An instance no other open room plays (Slurk lets anyone read any room's public chat; instances.py).
+        seed, options, meta["instance"] = bot.instances.claim(self.room_id, bot.spec, seed,
+                                                              dict(bot.config.task_options))
         self._new_match(seed, options, seats, meta)
         opened_at = time.time()
         bot.store.open_room(RoomRecord(self.room_id, bot.spec.name, seed, options, seats, "open", opened_at,
@@ -445,6 +447,8 @@ class RoomWorker(PersonInputs):
         if self.state != "new":
             return
         self._new_match(rec.seed, rec.options, rec.seats, rec.meta)
+        if rec.status == "open":
+            self.bot.instances.restore(self.room_id, self.meta.get("instance"))
         self.seen = self.bot.store.seen_refs(self.room_id)
         if any(i["kind"] == "person" and i.get("user_id") is not None and not i.get("key") for i in self.seats.values()):
             for info in self.seats.values():  # a record from before seat keys
@@ -658,6 +662,7 @@ class RoomWorker(PersonInputs):
         self.closed_at = time.monotonic()
         self.bot.scheduler.cancel_room(self.room_id)
         self.bot.store.close_room(self.room_id, over.status, over.results)
+        self.bot.instances.release(self.room_id)
         if self.bot.logs is not None:
             self.bot.logs.hurry(self.room_id)  # the record of a finished game goes out now (operators download it)
         log.info("room %s: game over (%s)", self.room_id, over.status)

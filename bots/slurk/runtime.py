@@ -46,6 +46,7 @@ import socketio
 from ..config import Config
 from .delivery import LogShipper, Metrics, PageUpdates
 from .guard import SessionGuard, wait_until_session_free
+from .instances import SHARED_WARNING, OpenInstances, _shared as _shared_instances
 from .lease import InstanceConflict, Lease
 from .outbox import Outbox
 from .recent import RecentMap
@@ -102,6 +103,11 @@ class SlurkBot:
         self.spec = spec
         self.llm_client = llm_client
         self.person_order, self.brain_names = config.seat_plan(spec)
+        # How people chat here ("open" / "relay", TaskSpec.chat_mode: task option `chat` or the task's default).
+        self.chat = spec.chat_mode(config.task_options) if hasattr(spec, "chat_mode") else spec.chat
+        self.instances = OpenInstances()  # no two open rooms play the same instance (instances.py)
+        if _shared_instances(config.task_options):
+            log.warning(SHARED_WARNING)
         # Slurk users who play agent seats: agent seat -> user id (never a person, never the bot itself).
         self.agent_users = {str(k): int(v) for k, v in (config.agent_users or {}).items()
                             if int(v) != int(config.slurk.user_id)}

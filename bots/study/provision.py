@@ -43,12 +43,15 @@ BOT_PERMISSIONS = {"api": True, "send_message": True, "send_html_message": True,
 PERSON_PERMISSIONS = {"send_message": True, "send_command": True, "send_privately": True}
 
 
-def person_permissions(spec) -> dict:
-    """A participant's permissions for a task: in a relayed room (`chat == "relay"`) people type through the page,
-    which sends each line privately to the bot, so they get no `send_message` (a public line would skip the
-    rules and reach everyone)."""
+def person_permissions(spec, options: Optional[Mapping] = None) -> dict:
+    """A participant's permissions for a task and its task options (`TaskSpec.chat_mode`): in a relayed room people
+    type through the page, which sends each line privately to the bot as a message_command, so they get no
+    `send_message`: no `text` at all, public or private (a public line would skip the rules and be readable from
+    every room; a private one could reach the partner, or another room, past the game). They keep `send_command`
+    and `send_privately`, which the page's commands to the bot need (a `receiver_id` needs send_privately)."""
     perms = dict(PERSON_PERMISSIONS)
-    if getattr(spec, "chat", "open") == "relay":
+    mode = spec.chat_mode(dict(options or {})) if hasattr(spec, "chat_mode") else getattr(spec, "chat", "open")
+    if mode == "relay":
         perms["send_message"] = False
     return perms
 AGENT_PERMISSIONS: dict = {}  # agent users only lend their name to the task bot (impersonate needs membership only)

@@ -197,7 +197,8 @@ def _text_message_entry(g: GameReplay, ln: int, r: dict, seat_of: SeatOf, chat_p
     to = None if r.get("receiver_id") is None else (g.display(receiver) if receiver else f"user {r.get('receiver_id')}")
     if seat is not None and _take(chat_pool, (seat, text)):
         return None
-    if seat is None and (_take(gm_pool, (receiver, plain_text(text))) or _take_relayed(g, chat_pool, text)):
+    shown = html.unescape(text) if d.get("html") else text  # the bot escapes the plain lines it marks html
+    if seat is None and (_take(gm_pool, (receiver, plain_text(text))) or _take_relayed(g, chat_pool, shown)):
         return None
     # A room member who holds no seat and posts is a bot (the task bot, or one that shares the room).
     who = g.display(seat) if seat else (f"bot (user {uid})" if uid is not None else "server")
@@ -211,7 +212,11 @@ def _chat_shown(inp: Chat, batch) -> Optional[ChatShown]:
 
 
 def _relayed(g: GameReplay) -> bool:
-    return getattr(g.spec, "chat", "open") == "relay"
+    mode = getattr(g.spec, "chat_mode", None)
+    try:
+        return (mode(g.options) if mode else getattr(g.spec, "chat", "open")) == "relay"
+    except ValueError:
+        return False
 
 
 def _repeated_rows(g: GameReplay, batches: dict, by_seq: dict, shown: dict) -> tuple[dict, dict, dict]:
@@ -239,8 +244,10 @@ def _repeated_rows(g: GameReplay, batches: dict, by_seq: dict, shown: dict) -> t
 def _slurk_copies(g: GameReplay, inp: Chat, shown: Optional[ChatShown]) -> int:
     """How many Slurk rows show a chat line: one for the room, or for an addressed line one per person who saw it
     (the bot shows it to each of them privately)."""
-    if shown is None or shown.to is None:
+    if shown is None or (shown.to is None and not _relayed(g)):
         return 1
+    if shown.to is None:  # a relayed room shows a line to everyone as one private row per person
+        return sum(1 for s in g.seats if g.is_person(s))
     seats = ([inp.seat] if g.is_person(inp.seat) else []) + list(shown.to)
     return sum(1 for s in seats if g.is_person(s))
 

@@ -374,7 +374,8 @@ class Provisioner:
             perms = self._get(f"/permissions/{int(pid)}")
             if perms is None:
                 continue
-            change = {k: v for k, v in person_permissions(self.spec).items() if bool(perms.get(k)) != v}
+            wanted = person_permissions(self.spec, self.cfg.config.task_options)
+            change = {k: v for k, v in wanted.items() if bool(perms.get(k)) != v}
             if change:
                 outdated[int(pid)] = change
         if not outdated:
@@ -424,7 +425,7 @@ class Provisioner:
             if not v["name"]:
                 v["name"] = participant_name(self.study, i, reserved)
         if missing:
-            flags = ", ".join(k for k, v in person_permissions(self.spec).items() if v)
+            flags = ", ".join(k for k, v in person_permissions(self.spec, self.cfg.config.task_options).items() if v)
             self._step("create", f"{missing} participant token(s)",
                        f"each with its own permissions row ({flags}); one registration; "
                        f"room {wr if wr is not None else '(new waiting room)'}, task "
@@ -432,7 +433,7 @@ class Provisioner:
         used = {v["token"]: v["used"] for v in valid}
         if not self.dry:
             for _ in range(missing):
-                p = self.rest.create_permissions(**person_permissions(self.spec))
+                p = self.rest.create_permissions(**person_permissions(self.spec, self.cfg.config.task_options))
                 t = self.rest.create_token(p["id"], room_id=wr, task_id=task_id, registrations_left=1)
                 index = len(self.m["participants"])
                 self.m["participants"].append({"token": t["id"], "name": participant_name(self.study, index, reserved)})
@@ -572,7 +573,7 @@ def option_keys(spec) -> list[str]:
     keys = {o.key for o in spec.cli_options} | set(spec.grid) | set(spec.condition_keys)
     keys |= set(getattr(spec, "study_options", {}) or {})
     if hasattr(spec, "chat_mode"):
-        keys.add("chat")
+        keys |= {"chat", "shared_instance"}  # TaskSpec.chat_mode / fresh_instance (bots/slurk/instances.py)
     if getattr(spec, "instance_option", ""):
         keys.add(spec.instance_option)
     return sorted(keys)

@@ -1,5 +1,5 @@
 """DialOp ASSIGNMENT as a task of the bot suite."""
-from tasks.core import CliOption, TaskSpec
+from tasks.core import Benchmark, CliOption, TaskSpec
 
 from . import metrics
 from .brains import BRAINS
@@ -11,6 +11,9 @@ SPEC = TaskSpec(
     game_class=AssignmentGame,
     brains=dict(BRAINS),
     default_brains=("optimizer", "optimizer"),
+    # The paper's LLM self-play (alternating turns): normalised reward.
+    benchmark=(Benchmark("llm pair, alternating turns", ("llm", "llm"), (("turns", "alternate"),), "reward",
+                         "fraction"),),
     summarize=metrics.summarize,
     per_game_columns=("score", "best", "normalized_score", "proposals", "words", "turns"),
     roles={"player1": "area chair 1 (moves first when turns alternate)", "player2": "area chair 2"},

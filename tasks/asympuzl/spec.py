@@ -1,5 +1,5 @@
 """AsymPuzl as a task of the bot suite."""
-from tasks.core import CliOption, TaskSpec
+from tasks.core import Benchmark, CliOption, TaskSpec
 
 from . import metrics
 from .brains import BRAINS, PEOPLE
@@ -32,6 +32,8 @@ SPEC = TaskSpec(
     game_class=AsymPuzlGame,
     brains=dict(BRAINS),
     default_brains=("share-all", "share-all"),
+    # Two LLM agents on the smallest puzzle of the paper's grid: success rate.
+    benchmark=(Benchmark("llm pair, size 3", ("llm", "llm"), (("size", 3),), "success %", "percent"),),
     population=("a", tuple(PEOPLE)),  # scripted people take seat a; the evaluated agent reads them as B
     summarize=metrics.summarize,
     per_game_columns=("success", "turns_to_success", "moves", "messages", "message_words", "actions_per_position"),

@@ -6,12 +6,27 @@ rules, `view`, `results`, `private_parts`), `brains` (agent factories), `metrics
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from .brain import Brain
 from .game import Game
+
+
+CHAT_MODES = ("open", "relay")
+
+
+def instance_fingerprint(instance: Any) -> str:
+    """A short digest of an instance's JSON: two rooms with the same one play the same private values."""
+    text = json.dumps(instance, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def _flag(value: Any) -> bool:
+    return value is True or str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
 @dataclass(frozen=True)
@@ -77,14 +92,56 @@ class TaskSpec:
     # Task options a study on Slurk starts from (`setup`; the researcher's --option / task_options override them):
     # the paper's set-up where the game's own defaults differ from it (e.g. negotiation rounds).
     study_options: dict = field(default_factory=dict)
+    # How people chat when the task is served on Slurk: "open" (Slurk shows each line to the room itself) or "relay"
+    # (each line goes privately to the bot, which shows it to the room's members as addressed messages). Empty: the
+    # game's own policy (`Game.chat`). Slurk lets any participant read every room's public rows (slurk-protocol.md
+    # §8), so tasks whose lines can reveal private values of an instance that other rooms may play relay by default;
+    # task option `chat: open` switches back where the rules allow it (`chat_mode`).
+    chat: str = ""
+    # The task option that pins the instance whatever the room's seed (e.g. dond's `instance: K`), if any.
+    instance_option: str = ""
+
+    def __post_init__(self) -> None:
+        rules = getattr(self.game_class, "chat", "open")
+        if not self.chat:
+            self.chat = rules
+        if self.chat not in CHAT_MODES or (rules == "relay" and self.chat != "relay"):
+            raise ValueError(f"{self.name}: chat must be one of {CHAT_MODES} (and 'relay' when the game relays)")
 
     @property
     def seats(self) -> tuple[str, ...]:
         return self.game_class.seats
 
-    @property
-    def chat(self) -> str:
-        return self.game_class.chat
+    def chat_mode(self, options: Optional[dict] = None) -> str:
+        """The chat mode a room with these task options uses: option `chat` ("open" / "relay"), else `self.chat`.
+        Raises ValueError for an unknown mode, or "open" for a game whose rules need the relay."""
+        mode = (options or {}).get("chat") or self.chat
+        if mode not in CHAT_MODES:
+            raise ValueError(f"task option chat must be one of {', '.join(CHAT_MODES)}, not {mode!r}")
+        if mode == "open" and getattr(self.game_class, "chat", "open") == "relay":
+            raise ValueError(f"{self.name} relays every line by its rules (who may talk, when, to whom): chat: open "
+                             "is not possible")
+        return mode
+
+    def fresh_instance(self, seed: int, options: dict, taken, new_seed: Callable[[], int], tries: int = 20):
+        """(seed, options, instance, fingerprint) of an instance whose fingerprint is not in `taken` (the instances
+        of the rooms open now): other seeds are tried, and a pinned instance (`instance_option`) that is taken is
+        unpinned (`pin_dropped` in the returned options says so). `options["shared_instance"]` true skips the check.
+        The last try is returned when every one is taken (a tiny instance pool): the caller says so."""
+        options = dict(options)
+        instance = self.generate(seed, options)
+        fp = instance_fingerprint(instance)
+        if _flag(options.get("shared_instance")):
+            return seed, options, instance, fp
+        for _ in range(tries):
+            if fp not in taken:
+                break
+            if self.instance_option and options.get(self.instance_option) not in (None, ""):
+                options["pin_dropped"] = options.pop(self.instance_option)
+            seed = new_seed()
+            instance = self.generate(seed, options)
+            fp = instance_fingerprint(instance)
+        return seed, options, instance, fp
 
     def generate(self, seed: int, options: Optional[dict] = None) -> dict:
         return self.game_class.generate(seed, dict(options or {}))

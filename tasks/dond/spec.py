@@ -1,5 +1,5 @@
 """Deal or No Deal (Lewis et al. 2017; Hua et al.'s "Game-theoretic LLM" §5) as a task of the bot suite."""
-from tasks.core import CliOption, TaskSpec
+from tasks.core import Benchmark, CliOption, TaskSpec
 
 from . import metrics
 from .brains import BRAINS
@@ -13,6 +13,9 @@ SPEC = TaskSpec(
     game_class=DondGame,
     brains=dict(BRAINS),
     default_brains=(DEFAULT, DEFAULT),
+    # The paper's LLM self-play on envy-free instances: deals that are envy-free and Pareto optimal.
+    benchmark=(Benchmark("llm-workflow pair", ("llm-workflow", "llm-workflow"), (), "EF&PO", "fraction"),
+               Benchmark("llm pair", ("llm", "llm"), (), "EF&PO", "fraction")),
     summarize=metrics.summarize,
     per_game_columns=("deal", "alice_score", "bob_score", "total", "pareto_optimal", "envy_free", "ef_po", "rounds",
                       "best_total", "l1", "source", "line", "end"),

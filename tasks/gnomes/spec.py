@@ -1,7 +1,7 @@
 """The task declaration that every runtime (local, Slurk, replay) uses to serve Gnomes at Night."""
 from __future__ import annotations
 
-from tasks.core import CliOption, TaskSpec
+from tasks.core import Benchmark, CliOption, TaskSpec
 
 from . import metrics
 from .brains import BRAINS
@@ -15,6 +15,9 @@ SPEC = TaskSpec(
     brains={**BRAINS, **PEOPLE},
     # Seat "h" (side 0, the person's side) gets the simulated partner, seat "e" (side 1) the agent.
     default_brains=("partner", "aismcts"),
+    # AISMCTS-F with the LLM reading and writing its intent flags, with the scripted partner: turns over the optimum.
+    benchmark=(Benchmark("aismcts with LLM flags, scripted partner", ("partner", "aismcts"), (), "round_ratio",
+                         "inverse"),),
     # Scripted people for `--population`: they take seat "h", the evaluated agent seat "e".
     population=("h", ("partner", *PEOPLE)),
     summarize=metrics.summarize,

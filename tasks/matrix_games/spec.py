@@ -1,5 +1,5 @@
 """Game-theoretic negotiation (Hua et al., "Game-theoretic LLM") as a task of the bot suite."""
-from tasks.core import CliOption, TaskSpec
+from tasks.core import Benchmark, CliOption, TaskSpec
 
 from . import metrics
 from .brains import BRAINS
@@ -12,6 +12,11 @@ SPEC = TaskSpec(
     game_class=MatrixGame,
     brains=dict(BRAINS),
     default_brains=("workflow", "workflow"),
+    # Two LLM agents with negotiation rounds: share of outcomes that are a Nash equilibrium.
+    benchmark=(Benchmark("llm pair, prisoner's dilemma, 4 negotiation rounds", ("llm", "llm"),
+                         (("game", "prisoners-dilemma"), ("negotiation", 4)), "NE", "fraction"),
+               Benchmark("llm-workflow pair, battle of the sexes, 4 negotiation rounds", ("llm-workflow", "llm-workflow"),
+                         (("game", "battle-of-sexes"), ("negotiation", 4)), "NE", "fraction")),
     summarize=metrics.summarize,
     per_game_columns=("game", "negotiation", "first", "outcome", "payoffs", "is_ne", "po_ne", "pareto_optimal",
                       "spe_path", "messages", "halts"),

@@ -1,5 +1,5 @@
 """DialOp MEDIATION as a task of the bot suite."""
-from tasks.core import CliOption, TaskSpec
+from tasks.core import Benchmark, CliOption, TaskSpec
 
 from . import metrics
 from .brains import BRAINS, USER_BRAINS
@@ -11,6 +11,9 @@ SPEC = TaskSpec(
     game_class=MediationGame,
     brains=dict(BRAINS),
     default_brains=("simuser", "simuser", "mediator"),
+    # The LLM assistant between two simulated users: normalised reward.
+    benchmark=(Benchmark("llm assistant, two simulated users", ("simuser", "simuser", "llm"), (), "reward",
+                         "fraction"),),
     seat_brains={"user1": USER_BRAINS, "user2": USER_BRAINS, "assistant": ("mediator", "llm")},
     summarize=metrics.summarize,
     per_game_columns=("score", "best", "worst", "normalized_score", "proposals", "words", "turns"),

@@ -1,5 +1,5 @@
 """DialOp PLANNING as a task of the bot suite."""
-from tasks.core import CliOption, TaskSpec
+from tasks.core import Benchmark, CliOption, TaskSpec
 
 from . import metrics
 from .brains import BRAINS
@@ -11,6 +11,8 @@ SPEC = TaskSpec(
     game_class=PlanningGame,
     brains=dict(BRAINS),
     default_brains=("simuser", "planner"),
+    # The LLM assistant with the simulated user: normalised reward.
+    benchmark=(Benchmark("llm assistant, simulated user", ("simuser", "llm"), (), "reward", "fraction"),),
     seat_brains={"user": ("simuser", "llm"), "assistant": ("planner", "llm")},
     summarize=metrics.summarize,
     per_game_columns=("score", "best", "worst", "normalized_score", "proposals", "searches", "words", "turns"),

@@ -1,5 +1,5 @@
 """TRAVELING ADVENTURERS as a task of the bot suite."""
-from tasks.core import CliOption, TaskSpec
+from tasks.core import Benchmark, CliOption, TaskSpec
 
 from . import metrics, page
 from .brains import BRAINS
@@ -11,6 +11,11 @@ SPEC = TaskSpec(
     game_class=TravelGame,
     brains=dict(BRAINS),  # solver, baseline, grounding, state-tracking, problem-solving
     default_brains=("solver", "solver"),
+    # The paper's LLM self-play (one agent in both seats) on its six preset boards; Optimal % is its main metric.
+    benchmark=(Benchmark("problem-solving pair, preset boards", ("problem-solving", "problem-solving"),
+                         (("boards", "preset"),), "optimal %", "percent"),
+               Benchmark("baseline pair, preset boards", ("baseline", "baseline"), (("boards", "preset"),),
+                         "optimal %", "percent")),
     population=("light", tuple(n for n in BRAINS if n.startswith("person-"))),  # scripted people (brains/partners.py)
     summarize=metrics.summarize,
     per_game_columns=("identical", "correct", "optimal", "s90", "score", "optimum", "percentile", "turns",

@@ -188,11 +188,13 @@ class BrowserPage:
                                         "timestamp": "2026-01-01 10:00:00",
                                         "private": private, "command": command, "broadcast": False})
 
-    def deliver_text(self, message: str, user: Optional[Mapping[str, Any]] = None, private: bool = False) -> int:
-        """A `text_message` event (from the partner unless `user` is given)."""
+    def deliver_text(self, message: str, user: Optional[Mapping[str, Any]] = None, private: bool = False,
+                     html: bool = False) -> int:
+        """A `text_message` event (from the partner unless `user` is given). `html=True`: as the task bot sends
+        every line it shows (only a bot may; plain text escaped, bots/slurk/delivery.py `as_html`)."""
         return self.deliver("text_message", {"user": dict(user or PARTNER), "room": self.room,
                                              "timestamp": "2026-01-01 10:00:00", "private": private,
-                                             "message": message, "html": False, "broadcast": False})
+                                             "message": message, "html": html, "broadcast": False})
 
     def type_chat(self, text: str) -> None:
         """Type a line into Slurk's chat box (#text) and press Enter."""
