@@ -9,6 +9,7 @@ SPEC = TaskSpec(
     name="assignment",
     title="Reviewer Assignment (DialOp)",
     game_class=AssignmentGame,
+    chat="relay",  # private tables, released instances repeat: lines are not public Slurk rows (chat: open to undo)
     brains=dict(BRAINS),
     default_brains=("optimizer", "optimizer"),
     # The paper's LLM self-play (alternating turns): normalised reward.

@@ -11,6 +11,10 @@ SPEC = TaskSpec(
     name="dond",
     title="Deal or No Deal",
     game_class=DondGame,
+    # Values are private and instances repeat (released selections, `instance: K`): people's lines go through the
+    # bot as addressed messages, never as public Slurk rows other rooms can read (task option chat: open switches back).
+    chat="relay",
+    instance_option="instance",
     brains=dict(BRAINS),
     default_brains=(DEFAULT, DEFAULT),
     # The paper's LLM self-play on envy-free instances: deals that are envy-free and Pareto optimal.

@@ -9,6 +9,7 @@ SPEC = TaskSpec(
     name="planning",
     title="Travel Planning (DialOp)",
     game_class=PlanningGame,
+    chat="relay",  # private preferences, released instances repeat: lines are not public rows (chat: open to undo)
     brains=dict(BRAINS),
     default_brains=("simuser", "planner"),
     # The LLM assistant with the simulated user: normalised reward.
