@@ -91,10 +91,11 @@ window.TravelBoard = (function () {
 
     // What Submit sends: the agreed tour; without one (a person who agreed in plain words), the tour the partner
     // submitted; else a full tour drawn on the board (independent submissions under the paper's rules).
-    // The submit command's arguments ([] = the agreed tour), or null when there is nothing to submit.
+    // The submit command's arguments (the tour shown, so a tour agreed meanwhile is never submitted unseen), or
+    // null when there is nothing to submit.
     function submitTour() {
         var v = view(), drawn = draftPath().map(String);
-        if (isFullTour(agreed())) { return []; }
+        if (isFullTour(agreed())) { return agreed(); }
         if (v && Array.isArray(v.partner_submitted) && isFullTour(v.partner_submitted.map(String))) {
             return v.partner_submitted.map(String);
         }

@@ -138,3 +138,20 @@ def test_a_reason_with_numbers_is_no_offer_id():
     _cmd(m, "alice", "propose", "hats=1")
     _, errors = _cmd(m, "bob", "reject", "I", "need", "1", "hat", t=2.0)
     assert not errors and m.game.offers[-1]["reason"] == "I need 1 hat"
+
+
+def test_a_travel_submit_carries_the_tour_shown():
+    """The page's Submit sends the agreed tour it shows: a tour agreed meanwhile is not submitted in its place."""
+    m = _match("travel")
+    b = m.game.board
+    rest = [r for r in b.rooms if r != b.start]
+    shown = [b.start, *rest, b.start]
+    other = [b.start, rest[1], rest[0], *rest[2:], b.start]  # another tour (every room pair has a hallway)
+    for proposer, answerer, tour in (("light", "ghost", shown), ("ghost", "light", other)):
+        assert not _cmd(m, proposer, "propose", *tour)[1]
+        assert not _cmd(m, answerer, "agree")[1]
+        if tour is shown:
+            seen = list(m.game.view("light")["agreed"])
+    out, errors = _cmd(m, "light", "submit", *seen, t=3.0)   # clicked while the agreed tour was still `shown`
+    assert not errors and m.game.gate.submitted["light"] == shown
+    assert any("not the agreed path yet" in e.text for e in out if isinstance(e, Message))
