@@ -75,7 +75,8 @@ RETRY_BASE = 1.0     # seconds before the first retry of a failed step
 RETRY_CAP = 30.0     # the longest wait between two tries
 RETRY_JITTER = 0.2   # each wait is scaled by a factor in [1 - j, 1 + j] (then capped)
 RETRY_LIMIT = 100    # failed tries of one step in a row before it is given up (until something new triggers it)
-WINDOW = 60.0        # seconds of the rooms-per-minute cap
+WINDOW = 60.0        # seconds of the rooms-per-minute cap (in force for this long after a server error)
+PLACE_INTERVAL = 10.0  # seconds: at most one queue-place message per person in this time, refreshed this often
 RECONNECT_DELAY_MAX = 5.0  # the socket reconnects after 0.5, 1, 2, 4, 5, 5, ... s (python-socketio, +-0.5 s)
 RECONNECT_LIMIT = 720      # reconnection attempts (about an hour) before the concierge stops with an error
 
@@ -232,6 +233,9 @@ class Concierge:
         self._tries: dict[tuple, int] = {}            # retry key -> failed tries in a row
         self._group_waits: set[int] = set()           # tasks whose grouping waits for a retry timer
         self._put_back_users: set[int] = set()        # taken out of the waiting room for a move not yet complete
+        self._trouble: Optional[tuple[float, float]] = None  # (first, last) clock() of server errors, this episode
+        self._retry_at: dict[tuple, float] = {}       # retry key -> clock() when it is tried again
+        self._told: dict[int, tuple[tuple, float]] = {}  # user -> (place message key, clock() sent)
         self._timer_gen = 0
         self._events: "queue.Queue[tuple]" = queue.Queue()
         self._worker = threading.Thread(target=self._loop, name="concierge", daemon=True)
@@ -417,6 +421,8 @@ class Concierge:
             self.stats["given_up"] += 1
             return False
         delay = self.backoff.delay(n - 1)
+        with self._lock:
+            self._retry_at[key] = self.clock() + delay
         self.stats["retries"] += 1
         log.warning("%s; try %d of %d in %.1f s", why, n + 1, self.retry_limit + 1, delay)
         self.timers.set(key, delay, lambda e=event: self._events.put(e))
@@ -524,6 +530,7 @@ class Concierge:
         with self._lock:
             w = self.people.pop(uid, None)
             self.suspects.discard(uid)
+            self._told.pop(uid, None)
             if w is None:
                 return False
             q = self.queues.get(w.task_id, [])
@@ -560,6 +567,46 @@ class Concierge:
             return
         self._succeeded(("code", uid))
 
+    # --- queue places: people held back (cap or back-off) are told their place and the expected wait ------------
+    def _tell_places(self, task_id: int) -> None:
+        """Each person who waits for a room although enough people are there (the cap after server errors, or a
+        back-off) gets a private message with their place and an honest expected wait: the time until the next try,
+        plus, while the cap is in force, a cap's share of a minute per group ahead. Sent when place or wait (rounded)
+        changes, at most once per PLACE_INTERVAL per person; refreshed while they are held back."""
+        now = self.clock()
+        with self._lock:
+            q = list(self.queues.get(task_id, []))
+            held = task_id in self._group_waits
+            until = self._retry_at.get(("retry", task_id), now)
+            num = self.people[q[0]].num_users if q and q[0] in self.people else 0
+        if not held or not q or num < 1:
+            return
+        capped = self._room_budget() > 0
+        spacing = WINDOW / self.rooms_per_minute if capped else 0.0
+        for i, uid in enumerate(q):
+            group = i // num
+            if (group + 1) * num > len(q):
+                break  # an incomplete group waits for partners, as the greeting says
+            wait = max(0.0, until - now) + group * spacing
+            key = (i + 1, _about(wait))
+            with self._lock:
+                last = self._told.get(uid)
+                if last is not None and (last[0] == key or now - last[1] < PLACE_INTERVAL):
+                    continue
+                self._told[uid] = (key, now)
+                name = self.people[uid].name if uid in self.people else ""
+            self.stats["place_messages"] += 1
+            self._send(uid, self._place_text(name, i + 1, wait))
+        self.timers.set(("places", task_id), PLACE_INTERVAL, lambda t=task_id: self._events.put(("places", t)))
+
+    def _handle_places(self, task_id: int) -> None:
+        self._tell_places(task_id)
+
+    def _place_text(self, name: str, place: int, wait: float) -> str:
+        return (f"{shown_name(name) or 'Hello'}, you are number <b>{place}</b> in the queue for a game room; "
+                f"expected wait: <b>{_about(wait)}</b>. Many people arrived at once, so rooms are opened a little "
+                "more slowly for a moment. Please keep this page open: you will be moved automatically.")
+
     def _handle_retry(self, task_id: int) -> None:
         with self._lock:
             self._group_waits.discard(task_id)
@@ -579,6 +626,12 @@ class Concierge:
 
     # --- grouping -----------------------------------------------------------------------------------------------
     def _group(self, task_id: int) -> None:
+        try:
+            self._group_now(task_id)
+        finally:
+            self._tell_places(task_id)
+
+    def _group_now(self, task_id: int) -> None:
         with self._lock:
             if task_id in self._group_waits:
                 return  # a retry is scheduled: arrivals do not bypass the back-off
@@ -609,6 +662,7 @@ class Concierge:
         group = [w.user_id for w in members]
         online, offline, failed = self._still_here(members)
         if failed:
+            self._server_trouble()
             self._put_back(task_id, members)
             self._retry_group(task_id, f"cannot check whether users {group} are still online")
             return False
@@ -653,6 +707,7 @@ class Concierge:
     def _wait_group(self, task_id: int, seconds: float) -> None:
         with self._lock:
             self._group_waits.add(task_id)
+            self._retry_at[("retry", task_id)] = self.clock() + seconds
         self.timers.set(("retry", task_id), seconds, lambda t=task_id: self._events.put(("retry", t)))
 
     def _retry_group(self, task_id: int, why: str) -> None:
@@ -663,13 +718,28 @@ class Concierge:
                 self._group_waits.discard(task_id)  # the next arrival or reconnection tries again
 
     def _room_budget(self) -> float:
-        """0 when a room may be created now, else the seconds until the rooms-per-minute cap allows one."""
+        """0 when a room may be created now, else the seconds until the rooms-per-minute cap allows one. The cap
+        protects a server that failed: it is in force only within WINDOW of a server error, and counts the rooms
+        made since the first error of that episode; a launch whose rooms are created without errors is not capped."""
         now = self.clock()
         while self._created and now - self._created[0] >= WINDOW:
             self._created.popleft()
-        if len(self._created) < self.rooms_per_minute:
+        if self._trouble is None or now - self._trouble[1] >= WINDOW:
             return 0.0
-        return max(0.01, WINDOW - (now - self._created[0]))
+        recent = [t for t in self._created if t >= self._trouble[0]]
+        if len(recent) < self.rooms_per_minute:
+            return 0.0
+        return max(0.01, WINDOW - (now - recent[0]))
+
+    def _server_trouble(self) -> None:
+        """A server error (not a person who is gone): the rooms-per-minute cap is in force for the next WINDOW."""
+        now = self.clock()
+        with self._lock:
+            if self._trouble is None or now - self._trouble[1] >= WINDOW:
+                self._trouble = (now, now)
+            else:
+                self._trouble = (self._trouble[0], now)
+        self.stats["server_errors"] += 1
 
     def _still_here(self, members: list[Waiting]) -> tuple[list[Waiting], list[Waiting], bool]:
         """(online, offline, failed): failed when the server could not tell."""
@@ -713,6 +783,7 @@ class Concierge:
         except (SlurkAPIError, KeyError, TypeError, ValueError) as exc:
             log.error("could not create a room for task %s (users %s): %s", task_id, [w.user_id for w in members],
                       exc)
+            self._server_trouble()
             return False
         self._created.append(self.clock())
         self.stats["rooms_created"] += 1
@@ -747,6 +818,7 @@ class Concierge:
                 self.people.pop(w.user_id, None)
                 self.suspects.discard(w.user_id)
                 self._put_back_users.discard(w.user_id)
+                self._told.pop(w.user_id, None)
                 self.placed[w.user_id] = room
         with self._lock:
             self.rooms[room] = {"task": task_id, "users": [w.user_id for w in members]}
@@ -763,7 +835,9 @@ class Concierge:
     def _move_failed(self, w: Waiting, exc: SlurkAPIError) -> None:
         if _user_missing(exc):
             self._forget(w.user_id)
-        elif exc.status == 0 or exc.status >= 500:
+            return
+        self._server_trouble()
+        if exc.status == 0 or exc.status >= 500:
             with self._lock:
                 self.suspects.add(w.user_id)
 
@@ -881,6 +955,16 @@ class Concierge:
             if self._stopped.is_set() or time.monotonic() >= deadline:
                 return None
         return result
+
+
+def _about(seconds: float) -> str:
+    """A wait in words, rounded up (to 10 s under a minute, else to whole minutes): never shorter than it is."""
+    if seconds < 10:
+        return "a few seconds"
+    if seconds < 60:
+        return f"about {int(-(-seconds // 10) * 10)} seconds"
+    minutes = int(-(-seconds // 60))
+    return f"about {minutes} minute" + ("s" if minutes != 1 else "")
 
 
 def _user_missing(exc: SlurkAPIError) -> bool:
