@@ -97,13 +97,20 @@ def assignment_agent(g) -> None:
     g.wait_phase(ann, "over", timeout=AGENT_WAIT)
 
 
-# --- Negotiation games (task_options: one negotiation round before the move) ------------------------------------
+# --- Negotiation games (the study's default: the paper's negotiation rounds before the move) --------------------
 
 def _talk_turn(g, rp) -> bool:
     return ((g.view(rp).get("negotiation") or {}).get("turn")) == "me"
 
 
+def _stop_talking(g, rp) -> None:
+    """The Stop talking button (the talk ends when both asked), unless the talk is over already."""
+    if g.view(rp).get("stage") == "negotiate" and not (g.view(rp)["negotiation"].get("halt_asked") or {}).get("me"):
+        click(rp, "#matrix-games-board button.mg-halt")
+
+
 def _move(g, rp) -> None:
+    wait_until(lambda: g.view(rp).get("stage") == "move", timeout=AGENT_WAIT, what="the move stage")
     move = g.view(rp)["my_actions"][0]
     click(rp, f'#matrix-games-board button[data-move="{move}"]')
 
@@ -117,6 +124,8 @@ def matrix_people(g) -> None:
     wait_until(lambda: _talk_turn(g, second), what="the reply turn")
     g.say(second, "deal, we cooperate", [first])
     g.shots(first, "1-talk")
+    _stop_talking(g, first)
+    _stop_talking(g, second)
     _move(g, first)
     _move(g, second)
     end(g, timeout=WAIT * 2)
@@ -128,6 +137,10 @@ def matrix_agent(g) -> None:
                what="Ann's turn to talk")
     if _talk_turn(g, ann):
         g.say(ann, "lets both cooperate, deal?", [])
+        wait_until(lambda: _talk_turn(g, ann) or g.view(ann).get("stage") != "negotiate", timeout=AGENT_WAIT,
+                   what="the agent's answer")
+    g.shots(ann, "agent-1-talk")
+    _stop_talking(g, ann)
     _move(g, ann)
     g.wait_phase(ann, "over", timeout=AGENT_WAIT)
 
@@ -247,5 +260,5 @@ PLAYS = {
     "planning": {"people": planning_people, "agent": planning_agent},
     "mediation": {"people": mediation_people, "agent": mediation_agent},
 }
-# Task options a study of the task needs to be played as the papers did (served with `serve --config`).
-TASK_OPTIONS = {"matrix-games": {"negotiation": 1}}
+# Task options beyond the study's defaults (served with `serve --config`); none: every study runs as `setup` made it.
+TASK_OPTIONS: dict = {}
