@@ -7,6 +7,7 @@
     logs download ...           download a task's room logs from Slurk
     replay PATH...              rebuild games from logs: check scores, write transcripts, tables and plots
     merge DIR...                the table of a sweep played in shards (<task> --games N --shard i/N)
+    benchmark [--games N]       every task's LLM agents with the configured model: a leaderboard (CSV + HTML)
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ SUBCOMMANDS = {
     "logs": "bots.study.logs",
     "replay": "bots.study.replay",
     "merge": "bots.merge",
+    "benchmark": "bots.benchmark",
 }
 
 

@@ -473,6 +473,18 @@ class Condition:
 def run_conditions(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, brain_options: dict,
                    kind: str) -> int:
     """Play --games games of every condition (in parallel, resumable, sharded: bots/sweep.py) and print the table."""
+    if getattr(args, "dry_run", False):
+        return dry_run(spec, plans, args, llm, out_dir, brain_options)
+    manifest, by_condition = sweep_conditions(spec, plans, args, llm, out_dir, brain_options, kind)
+    if by_condition is not None:
+        print_tables(spec, manifest, by_condition, out_dir)
+    return 0
+
+
+def sweep_conditions(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, brain_options: dict,
+                     kind: str) -> tuple[dict, Optional[list[list[GameRecord]]]]:
+    """(the run's manifest, records per condition) after playing what the run directory lacks; records None for a
+    shard (its table is printed by `merge`). `args`: games, seed, agents, parallel, shard."""
     from . import sweep
 
     manifest = {
@@ -487,8 +499,6 @@ def run_conditions(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir:
     jobs = sweep.plan(len(plans), args.games, args.seed)
     part = sweep.parse_shard(getattr(args, "shard", None))
     mine = sweep.shard(jobs, part)
-    if getattr(args, "dry_run", False):
-        return dry_run(spec, plans, args, llm, out_dir, brain_options)
     rundir = sweep.RunDir.open(out_dir, manifest, [os.path.join(out_dir, c.sub) if c.sub else out_dir for c in plans])
     parallel = args.parallel or sweep.default_parallel(llm, len(mine))
     processes = llm is None and parallel > 1
@@ -511,10 +521,8 @@ def run_conditions(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir:
     if part:
         print(f"shard {part[0]}/{part[1]}: {len(mine)} of {len(jobs)} games recorded in {out_dir}; when every shard "
               f"has run: ./run_bot.sh merge <the shard folders>")
-        return 0
-    by_condition = _records_by_condition(plans, sweep.load_all([out_dir])[1], args.games)
-    print_tables(spec, manifest, by_condition, out_dir)
-    return 0
+        return manifest, None
+    return manifest, _records_by_condition(plans, sweep.load_all([out_dir])[1], args.games)
 
 
 def dry_run(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, brain_options: dict) -> int:

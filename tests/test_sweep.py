@@ -210,3 +210,41 @@ def test_tables_from_stored_records_equal_tables_from_played_games(task, tmp_pat
                for i, s in enumerate((3, 4))]
     stored = [local.GameRecord(**sweep.round_trip(asdict(r))) for r in records]
     assert local.summary_table(spec, stored) == local.summary_table(spec, records)
+
+
+def test_benchmark_writes_a_board_and_merges_models(tmp_path, monkeypatch, capsys):
+    from bots import benchmark
+
+    board = tmp_path / "board"
+    with FakeOpenAI(default=slow_ok(0.0)) as fake:
+        llm_env(fake, monkeypatch)
+        for model in ("model-a", "model-b"):
+            monkeypatch.setenv("LLM_MODEL", model)
+            assert benchmark.main(["--games", "1", "--tasks", "asympuzl,matrix-games", "--board", str(board)]) == 0
+    rows = benchmark.read_models(str(board))
+    assert {r["model"] for r in rows} == {"model-a", "model-b"}
+    spec_rows = len(get_task("asympuzl").benchmark) + len(get_task("matrix-games").benchmark)
+    assert len(rows) == 2 * spec_rows
+    for r in rows:  # a model that answers "OK" produces no valid act: the symbolic policy played, and it says so
+        assert r["valid %"] == "0.0" and r["fallback %"] == "100.0" and r["games"] == "1"
+        assert r["score"] != "" and 0.0 <= float(r["score"]) <= 1.0
+    board_rows = list(csv.DictReader(open(board / "leaderboard.csv")))
+    assert [b["model"] for b in board_rows] and {b["model"] for b in board_rows} == {"model-a", "model-b"}
+    page = (board / "index.html").read_text()
+    assert "model-a" in page and "data:image/png;base64," in page and "combined score" in page
+    # the combined score is the mean over tasks of each task's mean row score
+    a = [r for r in rows if r["model"] == "model-a"]
+    per_task = {t: sum(float(r["score"]) for r in a if r["task"] == t) / len([r for r in a if r["task"] == t])
+                for t in {r["task"] for r in a}}
+    assert float(next(b for b in board_rows if b["model"] == "model-a")["combined score"]) == \
+        round(sum(per_task.values()) / len(per_task), 3)
+
+
+def test_benchmark_needs_a_model(monkeypatch, tmp_path):
+    from bots import benchmark
+
+    for var in ("LLM_MODEL", "LLM_BASE_URL", "OPENAI_BASE_URL", "LLM_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(SystemExit) as exc:
+        benchmark.main(["--board", str(tmp_path)])
+    assert "needs a model" in str(exc.value)
