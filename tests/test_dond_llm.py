@@ -222,7 +222,7 @@ def test_workflow_prompt_has_the_analysis_and_the_chosen_option_is_proposed():
     said = [i.text for i in inputs if hasattr(i, "text")]
     cmds = [(i.name, i.args) for i in inputs if isinstance(i, Command)]
     assert said == ["Fair enough, how about this?"]
-    assert cmds == [("reject", ("we", "can", "do", "better")),
+    assert cmds == [("reject", ("2", "we", "can", "do", "better")),  # bound to Bob's offer #2, the one it saw
                     ("propose", tuple(f"{p}={n}" for p, n in zip(I.PLURALS, chosen)))]
     assert "3 hats" in prompt and "whose values to you are 3" not in prompt  # own values only
 
@@ -230,7 +230,7 @@ def test_workflow_prompt_has_the_analysis_and_the_chosen_option_is_proposed():
 def test_workflow_accept_and_an_unusable_answer_falls_back():
     moves = [Command("alice", "propose", ("2", "3", "1"), t=1.0), Command("bob", "propose", ("2", "0", "2"), t=2.0)]
     _, inputs, _ = brain_after(moves, {"message": "ok", "action": "accept", "option": 1})
-    assert [(i.name, i.args) for i in inputs] == [("accept", ())]
+    assert [(i.name, i.args) for i in inputs] == [("accept", ("2",))]  # Bob's offer #2, the one it saw
     brain, inputs, _ = brain_after(moves, {"message": "hm", "action": "propose", "option": 99})
     acts = brain.drain_llm_acts()
     assert len(acts) == 1 and acts[0]["fallback"] and "option 99" in acts[0]["error"]

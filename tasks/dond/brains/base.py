@@ -145,18 +145,26 @@ class DondBrain(Brain):
             out.extend(self.move_inputs(move, first=not out))
         return out
 
+    def open_id(self) -> list[str]:
+        """The id of the partner's standing offer as an answer's first argument ([] without one): the answer is
+        bound to the offer this agent saw, and a reason that starts with a number is never read as an id."""
+        for o in reversed(self.view.get("offers") or []):
+            if o["by"] == "partner" and o["status"] == "open":
+                return [str(o["id"])] if o.get("id") is not None else []
+        return []
+
     def move_inputs(self, move: tuple, first: bool = True) -> list:
         kind = move[0]
         if kind == "accept":
-            return [self.command("accept", first=first)]
+            return [self.command("accept", *self.open_id(), first=first)]
         if kind == "reject":
-            return [self.command("reject", *(move[1] or "").split(), first=first)]
+            return [self.command("reject", *self.open_id(), *(move[1] or "").split(), first=first)]
         # A counter-offer rejects the partner's standing offer first (the game keeps it standing otherwise), so the
         # partner hears why: "not fair" (it leaves me envious, the paper's R1) or "we can do better" (R2).
         out = []
         if self.open_offer() is not None:
             reason = "not fair" if not self.ef_for_me(self.open_offer()) else "we can do better"
-            out.append(self.command("reject", *reason.split(), first=first))
+            out.append(self.command("reject", *self.open_id(), *reason.split(), first=first))
             first = False
         split = move[1]
         out.append(self.command("propose", *(f"{p}={n}" for p, n in zip(I.PLURALS, split)), first=first))
