@@ -36,7 +36,8 @@ from tests.real_room import RealRoom
 from tests.test_real_page import WAIT, RealPage, open_page, showdown_js, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
-CHAT_WAIT = 10   # seconds a partner's page may take to show a line before it counts as lost
+CHAT_WAIT = 30   # seconds a partner's page may take to show a line before it counts as lost (times are recorded)
+PAIR_WAIT = 60   # seconds from the last login of a group to every page in the game room, playing
 ALIVE_WAIT = 3   # seconds a chat box may stay read-only after pairing (a page-side recovery gets this long)
 
 # The chat box as the person sees it: Slurk's connection.js makes it read-only with the placeholder "Disconnected!"
@@ -273,13 +274,13 @@ class StudyFlow:
                 RealRoom.shots(rp, f"study-flow-{self.spec.name}-0-waiting")
         for rp in pages:
             rp.page.wait_for_function("(w) => typeof self_room !== 'undefined' && self_room && self_room !== w",
-                                      arg=waiting, timeout=WAIT * 2 * 1000)
+                                      arg=waiting, timeout=PAIR_WAIT * 1000)
         rooms = {int(rp.page.evaluate("() => self_room")) for rp in pages}
         assert len(rooms) == 1, f"the group was split: {rooms}"
         group = Group(self, pages, names, rooms.pop())
         self.groups.append(group)
         for rp in pages:
-            group.wait_phase(rp, "playing", timeout=WAIT * 2)
+            group.wait_phase(rp, "playing", timeout=PAIR_WAIT)
         return group
 
 

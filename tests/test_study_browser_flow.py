@@ -18,11 +18,12 @@ artifacts/screenshots/study-flow-<task>-*.png (and study-flow-dead-* of every de
 """
 from __future__ import annotations
 
+import os
 import traceback
 
 import pytest
 
-from tests.real_room import REAL_PAGE_MARKS
+from tests.real_room import REAL_PAGE_MARKS, RealRoom
 from tests.study_flow import ROOT, StudyFlow, runs_wanted, save_report
 from tests.study_flow_play import PLAYS, TASK_OPTIONS
 
@@ -37,6 +38,7 @@ def test_people_come_through_the_waiting_room_chat_and_play_to_the_end(chromium,
     play = PLAYS[task][mix]
     people = {"people": 3 if task == "mediation" else 2, "agent": 1}[mix]
     games = []
+    load = [os.getloadavg()[0]]  # the machine's load (1 min) at the start and the end: the times depend on it
     with StudyFlow(chromium, tmp_path, task, people_per_room=people, games=runs,
                    task_options=TASK_OPTIONS.get(task)) as flow:
         for i in range(runs):
@@ -51,31 +53,33 @@ def test_people_come_through_the_waiting_room_chat_and_play_to_the_end(chromium,
                 play(group)
                 group.check_codes()
                 group.stats["completed"] = True
+                for rp in group.pages:
+                    group.shots(rp, f"9-end-{group.name_of(rp)}")
             except Exception as exc:  # recorded, and the next game goes on; the test fails below
                 stats["error"] = f"{type(exc).__name__}: {str(exc)[:600]}"
                 traceback.print_exc()
-                if group is not None:
-                    for rp in group.pages:
-                        try:
-                            group.shots(rp, f"failed-{i + 1}-{group.name_of(rp)}")
-                        except Exception:
-                            pass
+                for rp in group.pages if group is not None else []:
+                    try:
+                        RealRoom.shots(rp, f"study-flow-{task}-failed-{i + 1}-{group.name_of(rp)}")
+                    except Exception:
+                        pass
             finally:
                 if group is not None:
                     stats = {**stats, **group.stats}
                     group.close()
             games.append(stats)
         bot_logs = flow.logs()
+    load.append(os.getloadavg()[0])
     seconds = [s for g in games for s in g["chat_seconds"]]
     summary = {"task": task, "mix": mix, "people_per_room": people, "runs": runs,
                "completed": sum(g["completed"] for g in games),
                "dead_chat_boxes": sum(len(g["dead_chat"]) for g in games),
                "chat_lines": len(seconds), "chat_seconds_max": max(seconds, default=None),
-               "codes_seen": sum(len(g["codes"]) for g in games), "games": games}
+               "codes_seen": sum(len(g["codes"]) for g in games), "load_avg": load, "games": games}
     summary["code"] = str(flow.code)
     path = save_report(f"{task}/{mix}" + ("" if flow.code == ROOT else f"@{flow.code.name}"), summary)
     print(f"{task} {mix}: {summary['completed']}/{runs} games completed, {summary['dead_chat_boxes']} dead chat "
-          f"boxes, chat max {summary['chat_seconds_max']} s, {summary['codes_seen']} codes ({path})")
+          f"boxes, chat max {summary['chat_seconds_max']} s, {summary['codes_seen']} codes, load {load} ({path})")
     failed = [g for g in games if not g["completed"]]
     assert not failed, "games that failed:\n" + "\n".join(
         f"game {g['game']} (room {g['room']}): {g['error']}; dead chat: {g['dead_chat']}" for g in failed) + \
