@@ -189,17 +189,20 @@ def _offer(r: Reading, counts: Sequence[int]) -> None:
 def _statement_clauses(low: str) -> list[str]:
     """Split at punctuation, 'but' and 'and'; a piece without a verb ('books' in 'books and balls are worth the
     same') joins the next one."""
-    out, carry = [], ""
+    out, carry = [], []
     for piece in re.split(r"[.;!\n]|,|\bbut\b|\bwhile\b|\band\b", low):
-        piece = (carry + " and " + piece) if carry else piece
-        if re.search(r"\b(is|are|am|'s|worth|need|want|like|love|value|care|prefer|mean|means|matter|matters)\b|'s\b", piece):
-            out.append(piece)
-            carry = ""
-        else:
-            carry = piece
+        carry.append(piece)
+        # only the new piece can hold the verb (the carried ones had none): each piece is searched once, so a long
+        # line of verbless pieces costs linear time, not quadratic
+        if _VERB.search(piece):
+            out.append(" and ".join(carry))
+            carry = []
     if carry:
-        out.append(carry)
+        out.append(" and ".join(carry))
     return out
+
+
+_VERB = re.compile(r"\b(is|are|am|'s|worth|need|want|like|love|value|care|prefer|mean|means|matter|matters)\b|'s\b")
 
 
 def _chain(r: Reading, sentence: str) -> bool:

@@ -173,22 +173,27 @@ def _statements(clause: str) -> list[str]:
     and tails ("..., like 80") stay with their statement."""
     out: list[str] = []
     says = False
+    # what the statement so far holds, kept up to date as it grows (reading it again for every part was quadratic)
+    head: dict = {}
     for part in re.split(r",|\bbut\b|\bwhile\b|\bwhereas\b|\bso\b", clause):
         ms = mentions(part)
-        named = any(m.kind in "rp" for m in ms)
-        pair = any(m.kind == "r" for m in ms) and any(m.kind == "p" for m in ms)
-        tells = any(m.kind == "n" for m in ms) or level_of(part) is not None or bool(_UNKNOWN.search(part))
+        now = {"r": any(m.kind == "r" for m in ms), "p": any(m.kind == "p" for m in ms),
+               "unknown": bool(_UNKNOWN.search(part)), "question": bool(_QUESTION.search(part))}
+        named = now["r"] or now["p"]
+        pair = now["r"] and now["p"]
+        tells = any(m.kind == "n" for m in ms) or level_of(part) is not None or now["unknown"]
         others = not named and re.search(r"\b(other|others|rest|else)\b", part)  # "the others aren't great"
         # a list after "I don't know ..." / "what do you have for ..." shares that head; other pairs stand alone
-        head = mentions(out[-1]) if out else []
-        head_pair = any(m.kind == "r" for m in head) and any(m.kind == "p" for m in head)
-        shared = out and (_UNKNOWN.search(out[-1]) or _QUESTION.search(out[-1] + part)) and (head_pair or not pair)
+        head_pair = head.get("r") and head.get("p")
+        shared = out and (head["unknown"] or head["question"] or now["question"]) and (head_pair or not pair)
         if out and not ((named and tells and says) or (pair and says and not shared) or others):
             out[-1] += "," + part
             says = says or tells or pair
+            head = {k: head[k] or v for k, v in now.items()}
         else:
             out.append(part)
             says = named and (tells or pair)
+            head = now
     return out
 
 

@@ -49,7 +49,7 @@ ASK_ALL_RE = re.compile(r"\b(all|every|each)\b.*\b(coins?|hallways?|numbers?|val
                         r"|\bwhat (do|did|have) (you|u) (have|got|see)\b")
 CAP_RE = re.compile(
     r"(?:at most|no more than|not more than|up to|max(?:imum)?(?: of)?|<=|≤)\s*(\d+)"
-    r"|(\d+)\s*(?:or less|or fewer|or below|or lower|max\b)"
+    r"|(?<!\d)(\d+)\s*(?:or less|or fewer|or below|or lower|max\b)"  # at a run's start: linear
     r"|(?:less than|fewer than|below|under|<)\s*(\d+)")
 CAP_SCOPE = re.compile(r"\b(other|others|rest|remaining|unshared|all of my|all my|every other|everything else|"
                        r"the others)\b")
