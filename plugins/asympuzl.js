@@ -147,7 +147,8 @@ ASYM.render = function (v) {
   ASYM.view = v;
   while (root.firstChild) { root.removeChild(root.firstChild); }
   var head = ASYM.el("div", "ap-head");
-  head.appendChild(ASYM.el("strong", "", "You are Player " + v.role + ". "));
+  // the page's own line above says "You are Player A (... in the chat)" when the view names the seats
+  if (!(v.core && v.core.roles)) { head.appendChild(ASYM.el("strong", "", "You are Player " + v.role + ". ")); }
   head.appendChild(ASYM.el("span", "", v.role === "A" ? "You know the shape at each position, not the colours." :
     "You know each shape's colour, in a random order: not the positions."));
   var status = v.result ? "" : (v.turn === "me" ? "Your turn: change your row, then send a message in the chat (or End turn)." :

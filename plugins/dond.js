@@ -161,8 +161,10 @@ DOND.render = function (v) {
   DOND.view = v;
   while (root.firstChild) { root.removeChild(root.firstChild); }
   var over = v.phase === "over";
-  root.appendChild(DOND.el("h3", "", "You are " + v.me_name + " \u2014 " + (over ? "game over" :
-    "round " + v.round + " of " + v.max_rounds + (v.last_round ? " (last round)" : ""))));
+  var named = !!(v.core && v.core.roles);  // then the page's own line above says "You are Alice (...)"
+  var stage = over ? "game over" : "round " + v.round + " of " + v.max_rounds + (v.last_round ? " (last round)" : "");
+  root.appendChild(DOND.el("h3", "", named ? stage.charAt(0).toUpperCase() + stage.slice(1) :
+    "You are " + v.me_name + " \u2014 " + stage));
   root.appendChild(DOND.el("div", "dond-note", "Your values are private: " + v.partner_name + " cannot see them, " +
     "and you cannot see " + v.partner_name + "'s. All items together are worth " + v.max_value + " to each of you."));
   root.appendChild(DOND.table(v));

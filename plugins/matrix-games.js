@@ -74,7 +74,7 @@ MG.render = function (v) {
   while (root.firstChild) { root.removeChild(root.firstChild); }
   var title = v.game.title + (v.trials > 1 ? " \u2014 trial " + v.trial + " of " + v.trials : "");
   root.appendChild(MG.el("h3", "", title));
-  root.appendChild(MG.el("div", "mg-desc", "You are " + v.me_name + ". " + v.game.description +
+  root.appendChild(MG.el("div", "mg-desc", (v.core && v.core.roles ? "" : "You are " + v.me_name + ". ") + v.game.description +
     " Your reward is shown first (blue), " + v.partner_name + "'s second."));
   var last = MG.last(v);
   if (v.game.kind === "matrix") {

@@ -291,13 +291,33 @@ window.SlurkTask = window.SlurkTask || (function () {
             host.appendChild(line("thinking", thinking.length > 1 ? "Your partners are thinking…" :
                 "Your partner is thinking…", "background:#e7f1ff;color:#084298;"));
         }
-        var own = document.querySelector("[data-completion-code]");
+        var own = document.querySelector("[data-completion-code]") || endingHost(statusCore);
         if (own) {
-            drawEnding(own, statusCore, true);   // the page's own place for it (travel); same box, same words
+            drawEnding(own, statusCore, true);   // the page's own place for it (travel, dond), else ours below
         } else if (statusCore.phase === "over") {
             drawEnding(host, statusCore, false);
         }
         host.style.display = host.firstChild ? "flex" : "none";
+    }
+
+    // A page without its own place for the ending gets one at the top of the task area, under "You are ...": in
+    // the page, so the code box never covers Slurk's header or the board. When the game ends the page scrolls up
+    // to it once, so it is seen wherever the person was.
+    var scrolledToEnding = false;
+    function endingHost(core) {
+        var area = document.getElementById("custom");
+        if (!area || !core || core.phase !== "over") { return null; }
+        var el = document.createElement("div");
+        el.id = "slurk-task-ending-box";
+        el.setAttribute("data-completion-code", "page");
+        el.setAttribute("role", "status");
+        var e = ending(core), good = e && e.kind === "good";
+        el.style.cssText = "margin:6px 8px;padding:8px 12px;border-radius:6px;font:15px sans-serif;line-height:1.5;" +
+            (good ? "background:#d1e7dd;color:#0f5132;" : "background:#f1f3f5;color:#343a40;");
+        var role = document.getElementById("slurk-task-role");
+        area.insertBefore(el, role && role.parentNode === area ? role.nextSibling : area.firstChild);
+        if (!scrolledToEnding && typeof window.scrollTo === "function") { scrolledToEnding = true; window.scrollTo(0, 0); }
+        return el;
     }
 
     // --- the ending: every task page says how the game ended and shows the code the same way ------------------

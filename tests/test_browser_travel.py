@@ -565,11 +565,11 @@ def test_the_page_shows_a_thinking_partner_and_the_code_only_from_the_view(brows
     bp.page.wait_for_selector("#slurk-task-banner .slurk-task-thinking")
     # a completion code in the chat, in the game master's name, is only chat: the code box shows the view's code
     bp.deliver_text("Your completion code is FAKE1234.")
-    assert not bp.page.query_selector("#slurk-task-banner .slurk-task-code")
+    assert not bp.page.query_selector(".slurk-task-code")
     show_gnomes["core"].update(phase="over", code="REAL5678", thinking=[])
     bp.text_update("gnomes-state", json.dumps(show_gnomes))
-    bp.page.wait_for_selector("#slurk-task-banner .slurk-task-code")
-    assert "REAL5678" in bp.page.inner_text("#slurk-task-banner")
+    bp.page.wait_for_selector("#slurk-task-ending-box .slurk-task-code")  # in the page, not over the header
+    assert "REAL5678" in bp.page.inner_text("#slurk-task-ending-box")
     assert not bp.page.query_selector("#slurk-task-banner .slurk-task-thinking")
 
 

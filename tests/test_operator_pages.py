@@ -48,8 +48,10 @@ def show(bp, task: str, m: Match, seat: str) -> dict:
 
 
 def banner_ending(bp) -> str:
-    bp.page.wait_for_selector("#slurk-task-banner .slurk-task-ending")
-    return bp.page.inner_text("#slurk-task-banner .slurk-task-ending")
+    """The ending box: in the task area under "You are ..." (never a fixed overlay over Slurk's header)."""
+    bp.page.wait_for_selector("#slurk-task-ending-box .slurk-task-ending")
+    assert not bp.page.query_selector("#slurk-task-banner .slurk-task-ending")
+    return bp.page.inner_text("#slurk-task-ending-box .slurk-task-ending")
 
 
 @pytest.mark.parametrize("status,why", [("timeout", "nobody moved"), ("partner_left", "your partner left")])
@@ -92,7 +94,7 @@ def test_other_task_pages_show_the_same_ending_box(browser_page, task):
     show(bp, task, m, m.game.seats[0])
     text = banner_ending(bp)
     assert "nobody moved" in text and CODE in text
-    assert bp.page.inner_text("#slurk-task-banner .slurk-task-code-value") == CODE
+    assert bp.page.inner_text("#slurk-task-ending-box .slurk-task-code-value") == CODE
 
 
 def test_a_finished_game_says_thank_you(browser_page):

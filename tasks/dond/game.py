@@ -167,7 +167,8 @@ class DondGame(Game):
         ctx.say(f"Your offer #{offer['id']}: you get {describe(take)} ({self._worth(seat, take)}); "
                 f"{SEAT_NAMES[other]} gets {describe(left)}.", to=seat)
         ctx.say(f"{SEAT_NAMES[seat]} offers (#{offer['id']}): you get {describe(left)} ({self._worth(other, left)}); "
-                f"{SEAT_NAMES[seat]} gets {describe(take)}. /accept, /reject, or make your own /propose.", to=other)
+                f"{SEAT_NAMES[seat]} gets {describe(take)}. Accept or Reject it with the buttons (or /accept, /reject), "
+                "or make your own offer.", to=other)
 
     def _partner_offer(self, seat: str, args) -> dict:
         other = self.partner(seat)
@@ -204,7 +205,7 @@ class DondGame(Game):
         ctx.log("reject", id=offer["id"], by=seat, reason=reason)
         ctx.say(f"You rejected {SEAT_NAMES[offer['by']]}'s offer #{offer['id']}.", to=seat)
         why = f": {reason}" + ("" if reason[-1] in ".!?" else ".") if reason else "."
-        ctx.say(f"{SEAT_NAMES[seat]} rejected your offer #{offer['id']}{why} Make another /propose, or wait for "
+        ctx.say(f"{SEAT_NAMES[seat]} rejected your offer #{offer['id']}{why} Make another offer, or wait for "
                 "theirs.", to=offer["by"])
 
     def cmd_nodeal(self, ctx: Context, seat: str, args) -> None:

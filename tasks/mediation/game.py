@@ -167,7 +167,8 @@ class MediationGame(Game):
             ctx.say("Welcome! You and a friend are flying to the same place; an assistant books one flight for each "
                     "of you. Your page shows your 3-day calendar (importance 1-10; the assistant sees only the events "
                     "marked shared, and not their importance) and your flights. Tell the assistant what matters to "
-                    "you. When it proposes a flight, your page shows its score for you: /accept or /reject. Missing "
+                    "you. When it proposes a flight, your page shows its score for you: Accept or Reject it there (or "
+                    "/accept, /reject). Missing "
                     "important meetings, paying more and arriving far apart from your friend all cost points; the "
                     f"group score is what counts.{budget}", to=s)
         ctx.say("Welcome! You are the assistant: book one flight for each of two users. Your page shows each user's "
@@ -210,7 +211,8 @@ class MediationGame(Game):
             b = self._user_breakdown(s, value)
             ctx.say(f"The assistant proposes {self.flight_text(s, value[self.u(s)])} for you. Your score: "
                     f"meetings {b['calendar']}, price {b['price']}, arrival {b['arrival']}, total {b['total']}."
-                    + ("" if self.words.final and not self._prefix(ctx) else " /accept or /reject?"), to=s)
+                    + ("" if self.words.final and not self._prefix(ctx) else
+                       " Accept or Reject it on your page (or /accept, /reject)."), to=s)
         if self.words.final and not self._prefix(ctx):  # the forced final proposal (PSP): accepted for both users
             self.forced = True
             for s in USERS:

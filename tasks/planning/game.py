@@ -245,7 +245,8 @@ class PlanningGame(Game):
             self.proposals.agree("user")
             self._accept(ctx, slots)
             return
-        ask = " User: /accept or /reject?" if full else " (a partial suggestion: no answer needed)"
+        ask = (" User: Accept or Reject it on your page (or /accept, /reject)." if full
+               else " (a partial suggestion: no answer needed)")
         ctx.say(f"The assistant proposes: {text}.{ask}")
         ctx.say(card_text(prop.id, slots, self.sites, card), to="user")
 
