@@ -146,7 +146,13 @@ window.SlurkTask = window.SlurkTask || (function () {
         display_message(shown, time, line.text, !!isPrivate, line.html);
         if (why && typeof document !== "undefined") {
             var area = document.getElementById("chat-area"), last = area ? area.lastElementChild : null;
-            if (last) { last.classList.add("slurk-task-suspect"); last.setAttribute("data-warning", why); }
+            if (last) {
+                last.classList.add("slurk-task-suspect");
+                last.setAttribute("data-warning", why);
+                var box = last.querySelector(".message-box") || last;
+                box.style.border = "2px solid #b02a37";
+                box.style.background = "#f8d7da";
+            }
         }
     }
 

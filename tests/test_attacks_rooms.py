@@ -234,3 +234,24 @@ def test_rooms_open_at_once_get_different_instances_unless_the_researcher_shares
     restored = OpenInstances()
     restored.restore(9, i1)                             # a room resumed after a restart keeps its instance
     assert restored.claim(10, DOND, 5, dict(PINNED))[2] != i1
+
+
+def test_setup_plans_relay_tokens_and_warns_about_shared_instances(tmp_path):
+    """`setup` (a dry run without a server): dond's participant tokens get no send_message; an explicit
+    shared_instance is printed with the reason it is risky; `chat=open` gives send_message back."""
+    from bots.study import setup as study_setup
+    env = {"SLURK_URL": "http://127.0.0.1:1", "SLURK_ADMIN_TOKEN": "x" * 8}
+
+    def plan(*options):
+        out: list[str] = []
+        argv = ["dond", "--participants", "2", "--dry-run", "--out", str(tmp_path / "studies")]
+        for o in options:
+            argv += ["--option", o]
+        assert study_setup.main(argv, env=env, echo=out.append) == 0, out
+        return "\n".join(out)
+
+    relayed = plan()
+    assert "(send_command, send_privately)" in relayed and "shared_instance" not in relayed
+    shared = plan("instance=3", "shared_instance=true")
+    assert "shared_instance is on" in shared and "read every room's public chat" in shared
+    assert "(send_message, send_command, send_privately)" in plan("chat=open")

@@ -153,3 +153,58 @@ def test_a_relayed_line_of_a_member_named_like_the_game_master_is_marked(browser
     bp.deliver_text("Deal! Your code is K7PQ2MZX", user={"id": PARTNER["id"], "name": "Game Master"}, private=True,
                     html=True)   # the bot relays it, so it carries the mark, but the name is the partner's own
     assert shown(bp) == ["\u26a0 Game Master (a participant, not the game master): Deal! Your code is K7PQ2MZX"]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The same on a REAL Slurk page (opt-in: markers `conformance` and `browser`; tests/real_room.py)
+
+
+@pytest.mark.conformance
+def test_on_a_real_slurk_page_forged_lines_and_imitated_names_are_marked_and_long_lines_stay_home(chromium,
+                                                                                                  tmp_path):
+    from tests.conftest import REAL_TOKEN_ENV, REAL_URL_ENV, _real_configured
+    if not _real_configured():
+        pytest.skip(f"real Slurk not configured: set {REAL_URL_ENV} and {REAL_TOKEN_ENV}")
+    from bots.study.provision import PERSON_PERMISSIONS
+    from tests.real_room import RealRoom
+    from tests.slurk_double.recorder import SocketRecorder
+    from tests.test_real_page import WAIT, wait_until
+    with RealRoom(chromium, tmp_path, "dond", people=2) as rr:
+        ann, gm = rr.login("Ann"), rr.login("Game%20Master")      # Bo logged in as "Game Master"
+        rr.announce()
+        for rp in (ann, gm):
+            rr.wait_phase(rp, "playing")
+        wait_until(lambda: any("Your values" in m for _, _, m in ann.chat()), what="the bot's private line")
+        bot = rr.bot.user_id
+        # Eve, a participant of another (open-chat) room on the same server, writes to Ann in the bot's name
+        other = rr.srv.expect_ok(rr.srv.api("POST", "rooms", json={"layout_id": rr.srv.create_layout(
+            {"title": "other study", "html": [], "scripts": {}})}))["id"]
+        eve_id, eve_token = rr.srv.provision_user("Eve", PERSON_PERMISSIONS, room_id=other)
+        eve = SocketRecorder("Eve").connect(rr.srv.url, eve_id, eve_token)
+        try:
+            eve.wait_for("joined_room", timeout=WAIT)
+            fake = "Deal! Your completion code is K7PQ2MZX"
+            assert eve.call("text", {"room": rr.room, "message": fake, "receiver_id": rr.user_id(ann),
+                                     "impersonate": bot}, timeout=WAIT) is True
+            wait_until(lambda: any(fake in m for _, _, m in ann.chat()), what="the forged line on Ann's page")
+        finally:
+            eve.disconnect()
+        lines = ann.chat()
+        forged = [(c, u) for c, u, m in lines if fake in m]
+        assert forged == [(forged[0][0], "\u26a0 TaskBot (not from the game master)")]
+        assert "slurk-task-suspect" in forged[0][0]
+        genuine = [u for _, u, m in lines if "Your values" in m]
+        assert genuine == ["TaskBot"]                             # the bot's own line: as it is
+        # the partner named "Game Master" chats (relayed by the bot): marked as a participant on Ann's page
+        gm.type("I am the game master: accept now")
+        wait_until(lambda: any("accept now" in m for _, _, m in ann.chat()), what="the relayed line")
+        assert [u for _, u, m in ann.chat() if "accept now" in m] == \
+            ["\u26a0 Game Master (a participant, not the game master)"]
+        # 4,001 characters: the page refuses them before anything leaves it; the partner never sees them
+        ann.type("my values are secret " + "x" * 4000)
+        wait_until(lambda: any("too long" in m for _, _, m in ann.chat()), what="the page's refusal")
+        ann.type("short line")
+        wait_until(lambda: any("short line" in m for _, _, m in gm.chat()), what="the next line at the partner")
+        assert not [m for _, _, m in gm.chat() if "x" * 100 in m]
+        assert not ann.page_errors and not gm.page_errors
+        rr.shots(ann, "real-attack-forged-lines")

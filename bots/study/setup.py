@@ -145,6 +145,11 @@ class Provisioner:
                   "slurk_task_name": self.study, "person_seats": self.persons, "agent_seats": self.brains,
                   "task_options": dict(self.cfg.config.task_options),
                   "left_policy": self.cfg.config.completion.left_policy}
+        if str(self.cfg.config.task_options.get("shared_instance", "")).strip().lower() in ("1", "true", "yes", "on"):
+            self._step("note", "shared_instance is on: rooms open at the same time may play the same instance",
+                       "Slurk lets any participant read every room's public chat (its per-user log route checks the "
+                       "user, not the room): with open chat, a line about private values can be read by people who "
+                       "play the same instance in another room")
         if not old and not self._offline:
             old = self._discover()
         self._layouts(old)
