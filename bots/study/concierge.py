@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import concurrent.futures
 import html
 import logging
 import os
@@ -78,6 +79,7 @@ RETRY_LIMIT = 100    # failed tries of one step in a row before it is given up (
 WINDOW = 60.0        # seconds of the rooms-per-minute cap (in force for this long after a server error)
 PLACE_INTERVAL = 10.0  # seconds: at most one queue-place message per person in this time, refreshed this often
 RECONNECT_DELAY_MAX = 5.0  # the socket reconnects after 0.5, 1, 2, 4, 5, 5, ... s (python-socketio, +-0.5 s)
+MOVERS = 8           # groups placed at the same time (threads)
 RECONNECT_LIMIT = 720      # reconnection attempts (about an hour) before the concierge stops with an error
 
 
@@ -198,7 +200,8 @@ class Concierge:
                  code_source: Callable[[], str] = new_code, clock: Callable[[], float] = time.monotonic,
                  auth_timeout: float = 5.0, emit_timeout: float = 10.0,
                  rooms_per_minute: int = DEFAULT_ROOMS_PER_MINUTE, retry_base: float = RETRY_BASE,
-                 retry_cap: float = RETRY_CAP, retry_limit: int = RETRY_LIMIT, seed: Any = None):
+                 retry_cap: float = RETRY_CAP, retry_limit: int = RETRY_LIMIT, seed: Any = None,
+                 movers: int = MOVERS):
         self.url = url.rstrip("/")
         self.user_id = int(user_id)
         self.waiting_room = int(waiting_room)
@@ -236,6 +239,12 @@ class Concierge:
         self._trouble: Optional[tuple[float, float]] = None  # (first, last) clock() of server errors, this episode
         self._retry_at: dict[tuple, float] = {}       # retry key -> clock() when it is tried again
         self._told: dict[int, tuple[tuple, float]] = {}  # user -> (place message key, clock() sent)
+        # Rooms are opened by a few threads at once (a launch brings many people in a minute; each room costs a
+        # handful of requests); grouping stays in the worker thread, so the queue is only ever changed in order.
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, int(movers)),
+                                                           thread_name_prefix="concierge-move")
+        self._moving: set[int] = set()               # people whose move is under way (their leave waits for it)
+        self._inflight = 0                            # groups being placed by the pool
         self._timer_gen = 0
         self._events: "queue.Queue[tuple]" = queue.Queue()
         self._worker = threading.Thread(target=self._loop, name="concierge", daemon=True)
@@ -321,6 +330,7 @@ class Concierge:
         self._events.put(("stop",))
         if self._worker.is_alive() and threading.current_thread() is not self._worker:
             self._worker.join(timeout=10)
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
     @property
     def sio(self) -> socketio.Client:
@@ -328,7 +338,9 @@ class Concierge:
 
     def idle(self) -> bool:
         """True when no event is waiting to be handled (for tests)."""
-        return self._events.unfinished_tasks == 0
+        with self._lock:
+            moving = self._inflight
+        return self._events.unfinished_tasks == 0 and moving == 0
 
     def wait_idle(self, timeout: float = 10.0) -> bool:
         deadline = time.monotonic() + timeout
@@ -418,15 +430,19 @@ class Concierge:
                 give_up = False
         if give_up:
             log.error("%s; given up after %d tries", why, self.retry_limit)
-            self.stats["given_up"] += 1
+            self._count("given_up")
             return False
         delay = self.backoff.delay(n - 1)
         with self._lock:
             self._retry_at[key] = self.clock() + delay
-        self.stats["retries"] += 1
+        self._count("retries")
         log.warning("%s; try %d of %d in %.1f s", why, n + 1, self.retry_limit + 1, delay)
         self.timers.set(key, delay, lambda e=event: self._events.put(e))
         return True
+
+    def _count(self, what: str) -> None:
+        with self._lock:
+            self.stats[what] += 1
 
     def _succeeded(self, key: tuple) -> None:
         with self._lock:
@@ -471,7 +487,7 @@ class Concierge:
         if task is None:
             return  # a bot, or a token without a task: not ours to pair
         if self.task_id is not None and int(task["id"]) != self.task_id:
-            self.stats["not_ours"] += 1
+            self._count("not_ours")
             log.warning("user %s has a token of task %s; this concierge pairs people for task %s only: not paired",
                         uid, task["id"], self.task_id)
             return
@@ -486,7 +502,10 @@ class Concierge:
             self._enqueue(w)
         log.info("user %s (%r) waits for task %s (%d of %d)", uid, plain_name(name), w.task_id,
                  len(self.waiting(w.task_id)), num)
-        self._send(uid, self._greeting(name, num))
+        try:
+            self._pool.submit(self._send, uid, self._greeting(name, num))
+        except RuntimeError:  # stopping
+            pass
         self._group(w.task_id)
 
     def _enqueue(self, w: Waiting, front: bool = False) -> None:
@@ -508,6 +527,9 @@ class Concierge:
 
     def _handle_leave(self, uid: int) -> None:
         with self._lock:
+            if uid in self._moving:
+                return  # the leave our move causes; a move that fails puts them back (an offline person is
+                #         dropped by the online check before their next room)
             self._tries.pop(("join", uid), None)
             ours = uid in self._put_back_users and uid in self.people
             self._put_back_users.discard(uid)
@@ -595,7 +617,7 @@ class Concierge:
                     continue
                 self._told[uid] = (key, now)
                 name = self.people[uid].name if uid in self.people else ""
-            self.stats["place_messages"] += 1
+            self._count("place_messages")
             self._send(uid, self._place_text(name, i + 1, wait))
         self.timers.set(("places", task_id), PLACE_INTERVAL, lambda t=task_id: self._events.put(("places", t)))
 
@@ -617,7 +639,7 @@ class Concierge:
             ours = room in self.rooms or room in self.dead_rooms
         if ours:
             return
-        self.stats["ignored_announcements"] += 1
+        self._count("ignored_announcements")
         if room == self.waiting_room:
             log.warning("someone announced the waiting room %s as a room of task %r (room_created is open to "
                         "everyone); ignored", room, task)
@@ -640,21 +662,41 @@ class Concierge:
                 q = self.queues.get(task_id, [])
                 if not q:
                     return
+                if self._inflight and self._troubled():
+                    return  # after a server error, one group at a time (the next when this one is done)
                 num = self.people[q[0]].num_users
                 if len(q) < num:
                     return
                 group = q[:num]
                 del q[:num]
                 members = [self.people[u] for u in group]
+                self._moving.update(group)
+                self._inflight += 1
             try:
-                again = self._place(task_id, members)
-            except Exception:  # a bug or an odd answer: the group keeps its place and is retried later
-                log.exception("placing users %s of task %s failed", group, task_id)
+                self._pool.submit(self._place_async, task_id, members)
+            except RuntimeError:  # stopping
+                with self._lock:
+                    self._moving.difference_update(group)
+                    self._inflight -= 1
                 self._put_back(task_id, members)
-                self._retry_group(task_id, f"placing users {group} failed")
                 return
-            if not again:
-                return
+
+    def _place_async(self, task_id: int, members: list[Waiting]) -> None:
+        group = [w.user_id for w in members]
+        try:
+            self._place(task_id, members)
+        except Exception:  # a bug or an odd answer: the group keeps its place and is retried later
+            log.exception("placing users %s of task %s failed", group, task_id)
+            self._put_back(task_id, members)
+            self._retry_group(task_id, f"placing users {group} failed")
+        finally:
+            with self._lock:
+                self._moving.difference_update(group)
+                self._inflight -= 1
+            self._events.put(("regroup", task_id))  # whoever is (back) in the queue, and their places
+
+    def _handle_regroup(self, task_id: int) -> None:
+        self._group(task_id)
 
     def _place(self, task_id: int, members: list[Waiting]) -> bool:
         """Try to give `members` (taken from the queue) a room. True: look at the queue again at once (somebody
@@ -685,7 +727,7 @@ class Concierge:
         wait = self._room_budget()
         if wait > 0:
             self._put_back(task_id, members)
-            self.stats["deferred"] += 1
+            self._count("deferred")
             log.warning("%d rooms were created in the last minute (the cap); users %s wait %.1f s more",
                         self.rooms_per_minute, group, wait)
             self._wait_group(task_id, wait)
@@ -722,14 +764,18 @@ class Concierge:
         protects a server that failed: it is in force only within WINDOW of a server error, and counts the rooms
         made since the first error of that episode; a launch whose rooms are created without errors is not capped."""
         now = self.clock()
-        while self._created and now - self._created[0] >= WINDOW:
-            self._created.popleft()
-        if self._trouble is None or now - self._trouble[1] >= WINDOW:
-            return 0.0
-        recent = [t for t in self._created if t >= self._trouble[0]]
+        with self._lock:
+            while self._created and now - self._created[0] >= WINDOW:
+                self._created.popleft()
+            if self._trouble is None or now - self._trouble[1] >= WINDOW:
+                return 0.0
+            recent = [t for t in self._created if t >= self._trouble[0]]
         if len(recent) < self.rooms_per_minute:
             return 0.0
         return max(0.01, WINDOW - (now - recent[0]))
+
+    def _troubled(self) -> bool:
+        return self._trouble is not None and self.clock() - self._trouble[1] < WINDOW
 
     def _server_trouble(self) -> None:
         """A server error (not a person who is gone): the rooms-per-minute cap is in force for the next WINDOW."""
@@ -739,7 +785,7 @@ class Concierge:
                 self._trouble = (now, now)
             else:
                 self._trouble = (self._trouble[0], now)
-        self.stats["server_errors"] += 1
+        self._count("server_errors")
 
     def _still_here(self, members: list[Waiting]) -> tuple[list[Waiting], list[Waiting], bool]:
         """(online, offline, failed): failed when the server could not tell."""
@@ -785,8 +831,9 @@ class Concierge:
                       exc)
             self._server_trouble()
             return False
-        self._created.append(self.clock())
-        self.stats["rooms_created"] += 1
+        with self._lock:
+            self._created.append(self.clock())
+        self._count("rooms_created")
         touched: list[Waiting] = []  # people the server may have put into the room (a failed add can still add)
         for w in members:
             # Out of the waiting room first, then into the new room (as slurk-bots' concierge does): Slurk's page
@@ -855,7 +902,7 @@ class Concierge:
     def _give_up_room(self, room: int, task_id: int, touched: list[Waiting]) -> None:
         """A room that could not be filled: take out whoever the server may have added, put them back on the
         waiting-room page, make the room read-only, and never use it again."""
-        self.stats["rooms_given_up"] += 1
+        self._count("rooms_given_up")
         with self._lock:
             self.dead_rooms[room] = {"task": task_id, "left_in": {w.user_id for w in touched}, "read_only": False}
         self._handle_cleanup(room)
