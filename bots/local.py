@@ -416,13 +416,16 @@ def main(argv: list[str]) -> int:
         # DialOp tasks: prompted self-play / self-play on the released instances (tasks/dialop/runner.py)
         from tasks.dialop.runner import main_released
 
-        return main_released(spec, agents, options, llm, args.games if args.games > 1 else None, brain_options)
+        return main_released(spec, agents, options, llm, args.games if args.games > 1 else None, brain_options,
+                             parallel=args.parallel or _threads_for(llm))
     if spec.name == "matrix-games" and options.get("trials") and not args.play:  # the paper's Tables 5-8 layout
         from tasks.matrix_games.evaluate import default_out, main_paper_table
-        return main_paper_table(spec, agents, options, llm, args.seed, args.out or default_out(spec), brain_options)
+        return main_paper_table(spec, agents, options, llm, args.seed, args.out or default_out(spec), brain_options,
+                                parallel=args.parallel or _threads_for(llm))
     if spec.name == "dond" and not args.play and not args.population and (args.games > 1 or options.get("data")):
         from tasks.dond.evaluate import main_table  # the paper's Tables 9-18 layout: ours, "best", humans
-        return main_table(spec, agents, options, llm, args.games, args.seed, args.out, brain_options)
+        return main_table(spec, agents, options, llm, args.games, args.seed, args.out, brain_options,
+                          parallel=args.parallel or _threads_for(llm))
     out_dir = args.out or os.path.join("runs", f"{spec.name}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}")
 
     if args.population:
@@ -523,6 +526,15 @@ def sweep_conditions(spec: TaskSpec, plans: list["Condition"], args, llm, out_di
               f"has run: ./run_bot.sh merge <the shard folders>")
         return manifest, None
     return manifest, _records_by_condition(plans, sweep.load_all([out_dir])[1], args.games)
+
+
+def _threads_for(llm) -> int:
+    """Games in flight for the task evaluators that run in threads: the endpoint's limit, 1 without an LLM."""
+    if llm is None:
+        return 1
+    from .sweep import default_parallel
+
+    return default_parallel(llm, 64)
 
 
 def dry_run(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, brain_options: dict) -> int:

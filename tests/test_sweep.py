@@ -248,3 +248,17 @@ def test_benchmark_needs_a_model(monkeypatch, tmp_path):
     with pytest.raises(SystemExit) as exc:
         benchmark.main(["--board", str(tmp_path)])
     assert "needs a model" in str(exc.value)
+
+
+@pytest.mark.parametrize("args", [
+    ["dond", "--games", "6", "--agents", "bayes,greedy"],
+    ["matrix-games", "--option", "trials=3", "--option", "game=stag-hunt", "--option", "negotiation=0,4"],
+    ["asympuzl", "--games", "3"],
+])
+def test_the_task_evaluators_give_the_same_table_in_parallel(args, tmp_path, capsys):
+    tables = []
+    for n in ("1", "4"):
+        assert local.main([*args, "--quiet", "--parallel", n, "--out", str(tmp_path / n)]) == 0
+        out = capsys.readouterr().out
+        tables.append("\n".join(ln for ln in out.splitlines() if str(tmp_path) not in ln))
+    assert tables[0] == tables[1] and tables[0].strip()

@@ -59,15 +59,11 @@ def play_released(spec, game, agents: dict, mode: Optional[str] = None, llm=None
 
 
 def run_released(spec, games: list, agents: dict, mode: Optional[str] = None, llm=None, brain_options=None,
-                 progress: bool = True, options: Optional[dict] = None) -> list[dict]:
-    out = []
-    for i, g in enumerate(games):
-        out.append(play_released(spec, g, agents, mode, llm, brain_options, options))
-        if progress:
-            sys.stderr.write(f"\r{i + 1}/{len(games)} games")
-    if progress:
-        sys.stderr.write("\n")
-    return out
+                 progress: bool = True, options: Optional[dict] = None, parallel: int = 1) -> list[dict]:
+    from tasks.core.parallel import map_games
+
+    return map_games(lambda i, g: play_released(spec, g, agents, mode, llm, brain_options, options), games, parallel,
+                     "games" if progress else "")
 
 
 def load_games(spec, path: Optional[str]) -> list:
@@ -80,7 +76,7 @@ def load_games(spec, path: Optional[str]) -> list:
 
 
 def main_released(spec, agents: dict, options: dict, llm, games_limit: Optional[int] = None,
-                  brain_options=None) -> int:
+                  brain_options=None, parallel: int = 1) -> int:
     """The CLI of `--psp MODE` / `--human-instances [PATH]`: one table with the agents' row and the humans' row."""
     from bots.local import format_table
 
@@ -90,7 +86,7 @@ def main_released(spec, agents: dict, options: dict, llm, games_limit: Optional[
     games = load_games(spec, path)
     if games_limit:
         games = games[:games_limit]
-    results = run_released(spec, games, agents, mode, llm, brain_options, options=options)
+    results = run_released(spec, games, agents, mode, llm, brain_options, options=options, parallel=parallel)
     label = ",".join(agents[s] for s in spec.seats)
     if any((r.get("llm") or {}) and any(f.get("fallback") for f in r["llm"].values()) for r in results):
         label += "+fallback"

@@ -61,8 +61,9 @@ def game_rows(records, instances) -> list[list]:
 
 
 def main_table(spec, agents: dict, options: dict, llm, games: int, seed: int, out_dir: str | None,
-               brain_options: dict | None = None) -> int:
+               brain_options: dict | None = None, parallel: int = 1) -> int:
     from bots.local import agent_label, format_table, llm_use_table, play_game
+    from tasks.core.parallel import map_games
 
     out_dir = out_dir or os.path.join("runs", f"dond-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}")
     bound = parse_hard(options.get("hard"))
@@ -70,15 +71,12 @@ def main_table(spec, agents: dict, options: dict, llm, games: int, seed: int, ou
         instances = instances_for(spec, games, seed, options)
     except (FileNotFoundError, ValueError) as exc:
         raise SystemExit(str(exc)) from None
-    records = []
-    for i, inst in enumerate(instances):
+    def one(i, inst):
         log = os.path.join(out_dir, "logs", f"game-{i:04d}.jsonl")
-        records.append(play_game(spec, seed + i, agents, options, llm=llm, log_path=log, index=i, instance=inst,
-                                 brain_options=brain_options))
-        if sys.stderr.isatty():
-            sys.stderr.write(f"\r{i + 1}/{len(instances)} games")
-    if sys.stderr.isatty():
-        sys.stderr.write("\n")
+        return play_game(spec, seed + i, agents, options, llm=llm, log_path=log, index=i, instance=inst,
+                         brain_options=brain_options)
+
+    records = map_games(one, instances, parallel, "games")
     label = agent_label(spec, agents, records)
     refs = [metrics.reference(i["counts"], i["values"]["alice"], i["values"]["bob"]) for i in instances]
     released = bool(options.get("data"))

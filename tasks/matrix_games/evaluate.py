@@ -70,8 +70,9 @@ def parse_rounds(value) -> list[int]:
 
 
 def main_paper_table(spec, agents: dict, options: dict, llm, seed: int, out_dir: str,
-                     brain_options: dict | None = None) -> int:
+                     brain_options: dict | None = None, parallel: int = 1) -> int:
     from bots.local import agent_label, format_table, llm_use_table, play_game
+    from tasks.core.parallel import map_games
 
     options = dict(options)
     trials = int(options.pop("trials"))
@@ -88,17 +89,18 @@ def main_paper_table(spec, agents: dict, options: dict, llm, seed: int, out_dir:
     for game in games:
         row = [game]
         for k in ks:
-            records = []
-            for i in range(trials):
+            def one(i, _):
                 opts = {**options, "negotiation": k, "trials": 1}
                 if not options.get("game_file"):
                     opts["game"] = game
                 log = os.path.join(out_dir, f"{os.path.basename(game)}-k{k}", f"trial-{i:02d}.jsonl")
-                records.append(play_game(spec, seed + i, agents, opts, llm=llm, log_path=log, index=i,
-                                         brain_options=brain_options))
-                done += 1
-                if sys.stderr.isatty():
-                    sys.stderr.write(f"\r{done}/{total} rooms")
+                return play_game(spec, seed + i, agents, opts, llm=llm, log_path=log, index=i,
+                                 brain_options=brain_options)
+
+            records = map_games(one, range(trials), parallel)
+            done += trials
+            if sys.stderr.isatty():
+                sys.stderr.write(f"\r{done}/{total} rooms")
             all_records += records
             outs = [o for r in records for o in (r.results.get("outcomes") or [])]
             pay_rows.append([game, k, *[round(sum(o["payoffs"][s] for o in outs) / max(1, len(outs)), 2)
