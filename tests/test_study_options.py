@@ -65,7 +65,8 @@ def test_a_quote_in_a_value_survives_bot_env(slurk_double, tmp_path):
 def test_unknown_options_and_values_are_refused_before_anything_is_created(slurk_double, tmp_path):
     srv = _srv(slurk_double)
     env = {"SLURK_URL": srv.url, "SLURK_ADMIN_TOKEN": srv.admin_token}
-    for argv, words in ((["--option", "negotiaton=4"], ["no task option 'negotiaton'", "negotiation"]),
+    for argv, words in ((["--option", "negotiaton=4"], ["no task option 'negotiaton'", "did you mean 'negotiation'"]),
+                        (["--option", "bad key=1"], ["no task option 'bad key'"]),
                         (["--option", "first=carol"], ["first", "alice, bob"]),
                         (["--option", "game=chess"], ["unknown game 'chess'"]),
                         (["--option", "negotiation"], ["KEY=VALUE"])):
@@ -91,3 +92,15 @@ def test_every_game_logs_the_studys_options(slurk_server, tmp_path, stop_later):
     starts = wait_until(lambda: [x for x in slurk_server.logs(room) if x["event"] == "game_start"] or None,
                         timeout=WAIT, what="game_start")
     assert starts[-1]["data"]["options"] == {"negotiation": 4, "game": "prisoners-dilemma"}
+
+
+def test_an_undeclared_option_the_game_reads_is_passed_on_and_named(slurk_double, tmp_path):
+    study = Study(_srv(slurk_double), tmp_path, participants=1, people_per_room=2, task="assignment",
+                  config=None)
+    out: list[str] = []
+    rc = study_setup.main(["assignment", "--participants", "1", "--people-per-room", "2", "--study", study.name,
+                           "--out", study.out, "--option", "word_budget=300"], env=study.admin_env(), echo=out.append)
+    assert rc == 0, out
+    text = "\n".join(out)
+    assert "word_budget=300" in text and "not declared by assignment (passed to the game as given): word_budget" in text
+    assert json.loads((study.folder / "study.json").read_text())["task_options"] == {"word_budget": 300}

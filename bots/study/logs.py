@@ -214,7 +214,9 @@ def format_report(r: DownloadReport) -> str:
         lines.append(f"  no log rows (not written): room(s) {', '.join(map(str, r.empty))}")
     if r.codes_csv:
         lines.append(f"  {r.waiting_codes} completion code(s) given in the waiting room -> {r.codes_csv}")
-    lines.append(f"Next: ./run_bot.sh replay {r.out}")
+    # each study's replay in its own folder (without --out every replay would write into ./replay-out)
+    lines.append(f"Next: ./run_bot.sh replay {r.out} --out "
+                 f"{os.path.join('replay-out', os.path.basename(os.path.normpath(r.out)) or 'logs')}")
     return "\n".join(lines)
 
 

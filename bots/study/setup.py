@@ -522,6 +522,9 @@ def format_result(res: SetupResult, url: str, spec, persons: list[str], brains: 
     options = m.get("task_options") or {}
     out.append("Task options: " + (", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(options.items()))
                                    or "none (the game's defaults)") + "  (recorded in every game's log)")
+    undeclared = sorted(set(options) - set(option_keys(spec)))
+    if undeclared:
+        out.append(f"  not declared by {spec.name} (passed to the game as given): {', '.join(undeclared)}")
     policy = m.get("left_policy")
     if policy:
         out.append(f"A person who leaves a game before its end gets: {policy} ({LEFT_POLICIES.get(policy, '')})")
@@ -586,13 +589,20 @@ def option_keys(spec) -> list[str]:
 
 def study_options(spec, given: dict) -> dict:
     """The study's task options: the task's study defaults (its paper's set-up, TaskSpec.study_options), then the
-    researcher's. An undeclared key, a value outside a declared choice, or a value the game refuses is a ConfigError
-    that says which and what is allowed."""
+    researcher's. A key like a declared one (a typo), a value outside a declared choice, or a value the game refuses
+    is a ConfigError that says which and what is allowed."""
+    import difflib
+
     known = option_keys(spec)
-    unknown = sorted(k for k in given if k not in known)
-    if unknown:
-        raise ConfigError(f"{spec.name} has no task option {', '.join(map(repr, unknown))}; its options are "
-                          f"{', '.join(known) or '(none)'} (see the task's section of the README).")
+    for key in sorted(k for k in given if k not in known):
+        # A key like a declared one is a typo; other keys are options the game reads without declaring them
+        # (e.g. gnomes' rounds): passed on, and setup's output lists them as undeclared.
+        near = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
+        if near or not key.replace("_", "").isalnum():
+            raise ConfigError(f"{spec.name} has no task option {key!r}" + (f" (did you mean {near[0]!r}?)" if near
+                                                                            else "") +
+                              f"; its declared options are {', '.join(known) or '(none)'} (see the task's section "
+                              "of the README).")
     options = {**(getattr(spec, "study_options", {}) or {}), **given}
     for o in spec.cli_options:
         if o.key in options and o.choices and str(options[o.key]) not in o.choices:
