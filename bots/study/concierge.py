@@ -30,7 +30,10 @@ When Slurk fails (it is down, restarting, or answers errors):
   * every failed step is retried after an exponential back-off (RETRY_BASE doubling up to RETRY_CAP seconds, with a
     seeded jitter), at most `retry_limit` times in a row; a group that cannot be placed keeps its place in the queue
     and never loops without waiting (the people's waiting timeout ends it at the latest);
-  * it creates at most `rooms_per_minute` rooms in any minute;
+  * for a minute after a server error it creates at most `rooms_per_minute` rooms (counted from that error) and one
+    group at a time; a launch whose rooms are created without errors is not capped (groups are placed by MOVERS
+    threads at once). People held back by the cap or a back-off are told their place in the queue and the expected
+    wait privately, when it changes and at most every PLACE_INTERVAL seconds;
   * its socket reconnects with python-socketio's back-off (0.5 s doubling to RECONNECT_DELAY_MAX), at most
     RECONNECT_LIMIT times; then it stops with an error (exit code 1), so that a supervisor or the researcher notices;
   * a room it created but could not fill is given up: everyone the server may have put into it is taken out again
