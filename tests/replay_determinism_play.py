@@ -15,15 +15,16 @@ refusals and results).
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
 from pathlib import Path
 
 from bots.eventlog import JsonlRoomLog
+from bots.local import LOCAL_TIMERS
 from tasks import available_tasks, get_task
 from tasks.core import Abort, Action, Chat, Command, LogEvent, MatchDriver, Message, SeatInfo, View, build_match
-from bots.local import LOCAL_TIMERS
 
 SEEDS = (1, 2)
 MAX_ACTS = 400
@@ -105,7 +106,7 @@ def play_one(task: str, seed: int, log_path: str, options: dict) -> dict:
     while not match.over and acts < MAX_ACTS:
         if odd and acts % 3 == 0:
             inp = odd.pop(0)
-            deliver(driver.feed(type(inp)(**{**inp.__dict__, "t": next(clock)}), act=False))
+            deliver(driver.feed(dataclasses.replace(inp, t=next(clock)), act=False))
             continue
         seat = driver.next_brain()
         if seat is None:
