@@ -84,7 +84,7 @@ MED.userPage = function (root, v) {
   var p = v.pending, res = v.result;
   var shown = res ? res.flight.id : (p ? p.flight.id : MED.look);
   var items = v.calendar.map(function (e) {
-    return {start: e.start, end: e.end, label: "Meeting, importance " + e.importance + (e.shared ? "" : " (private)"),
+    return {start: e.start, end: e.end, label: e.importance + "/10",  // a day column is narrow: the hover says more
             cls: e.shared ? "md-shared md-imp" + Math.ceil(e.importance / 4) : "md-private", title: "Meeting " + e.when +
             ", importance " + e.importance + (e.shared ? ", shared with the assistant" : ", private")};
   });
@@ -94,7 +94,7 @@ MED.userPage = function (root, v) {
   left.appendChild(MED.el("h4", "", "Your calendar"));
   left.appendChild(MED.calendar(items));
   left.appendChild(MED.el("div", "md-legend", "Blue: shared with the assistant (it does not see the importance). " +
-    "Grey: private. Importance 1-10 (hover a block for its time). Red: the flight you look at."));
+    "Grey: private. n/10: how important a meeting is (hover a block for its time). Red: the flight you look at."));
   var right = MED.el("div", "md-col");
   var prefs = v.prefs || {};
   right.appendChild(MED.el("div", "md-prefs", "Price matters to you " + prefs.price_pref + "/20 (reference price $" +
@@ -105,7 +105,7 @@ MED.userPage = function (root, v) {
   if (res) {
     card.appendChild(MED.el("div", "", "Booked: flight " + res.flight.id + ". Your group scored " + res.group + " (" +
       Math.round(100 * res.normalized) + "% of the way from the worst to the best pair). You got " + res.mine +
-      " points and your friend " + res.partner + "."));
+      (Math.abs(res.mine) === 1 ? " point" : " points") + " and your friend " + res.partner + "."));
   } else if (p) {
     var b = p.breakdown;
     card.appendChild(MED.el("div", "md-title", "The assistant proposes flight " + p.flight.id + " (" + p.flight.carrier +

@@ -6,7 +6,7 @@
 // builder, the search box (/search, answered privately) and Propose. All text goes in with textContent.
 var PLAN = window.PLAN || {slots: [null, null, null], sort: {key: "name", desc: false}, filters: {}, detail: null};
 window.PLAN = PLAN;
-PLAN.COLORS = {restaurant: "#d9480f", bar: "#7048e8", cafe: "#a0522d", museum: "#1971c2", landmark: "#e8590c",
+PLAN.COLORS = {restaurant: "#d9480f", bar: "#7048e8", cafe: "#a0522d", museum: "#1971c2", landmark: "#343a40",
   park: "#2f9e44", shop: "#c2255c"};
 
 PLAN.el = function (tag, cls, text) {

@@ -265,7 +265,8 @@ class MediationGame(Game):
         for s in USERS:
             k = self.u(s)
             ctx.say(f"Booked! Your group scored {b['group']} ({norm:.0%} of the way from the worst to the best "
-                    f"pair). You got {b['users'][k]['total']} points and your friend {b['users'][1 - k]['total']}.",
+                    f"pair). You got {b['users'][k]['total']} point{'' if abs(b['users'][k]['total']) == 1 else 's'} "
+                    f"and your friend {b['users'][1 - k]['total']}.",
                     to=s)
         ctx.say(f"Booked! The group scored {b['group']}; the best pair scored {self.inst['best']} "
                 f"({norm:.0%} of the way from the worst to the best).", to="assistant")
