@@ -284,7 +284,10 @@ PLAN.renderAssistant = function (root, v) {
     right.appendChild(PLAN.el("div", "pl-note", "#" + p.id + " " + p.slots.map(function (i) {
       return i === null ? "(empty)" : v.sites[i].name; }).join(" → ") + " (" + p.status + ")"));
   });
-  if (v.result) { right.appendChild(PLAN.el("div", "pl-result", "Agreed: " + Math.round(100 * v.result.normalized) + "% of the best possible.")); }
+  if (v.result) {  // a game closed without an agreement has a result too (accepted false)
+    right.appendChild(PLAN.el("div", "pl-result", v.result.accepted ? "Agreed: " + Math.round(100 * v.result.normalized) +
+      "% of the best possible." : "The game ended without an agreed itinerary."));
+  }
   root.appendChild(left); root.appendChild(right);
 };
 
