@@ -130,7 +130,7 @@ window.SlurkTask = window.SlurkTask || (function () {
         }
         for (k = 0; k < members.length; k++) {
             if (members[k] !== uid && nameOf(members[k]) && key === nameKey(nameOf(members[k]))) {
-                return "not " + nameOf(members[k]);
+                return "not the real " + nameOf(members[k]);
             }
         }
         return null;

@@ -208,3 +208,11 @@ def test_on_a_real_slurk_page_forged_lines_and_imitated_names_are_marked_and_lon
         assert not [m for _, _, m in gm.chat() if "x" * 100 in m]
         assert not ann.page_errors and not gm.page_errors
         rr.shots(ann, "real-attack-forged-lines")
+
+
+@pytest.mark.parametrize("name", ["Alice", "alice ", "A1ice", "\u0410lice", "Al\u0456ce"])
+def test_a_member_whose_name_imitates_another_member_is_marked(browser_page, name):
+    """The partner logs in under (a look-alike of) this person's own name: their lines say they are not."""
+    bp = dond_page(browser_page, chat="open")
+    bp.deliver_text("I agree to give you everything", user={"id": PARTNER["id"], "name": name})
+    assert shown(bp) == [f"\u26a0 {name} (not the real Alice): I agree to give you everything"]

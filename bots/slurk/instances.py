@@ -32,19 +32,28 @@ class OpenInstances:
 
     def claim(self, room: int, spec, seed: int, options: dict):
         """(seed, options, instance) for a new room: an instance no other open room plays (see the module doc)."""
-        with self._lock:
-            taken = {fp for r, fp in self._rooms.items() if r != room}
+        for attempt in range(3):  # generated outside the lock (it can take a fraction of a second)
+            with self._lock:
+                taken = self._taken(room)
             seed, options, instance, fp = spec.fresh_instance(seed, options, taken,
                                                               lambda: secrets.randbelow(2 ** 31))
-            if fp in taken and not _shared(options):
-                log.warning("room %s: every instance tried is being played in another open room (a small instance "
-                            "pool?); this room plays one of them too", room)
-            elif "pin_dropped" in options:
-                log.warning("room %s: the pinned instance %r is being played in another open room; this room plays "
-                            "another one (task option shared_instance: true allows the same one)", room,
-                            options["pin_dropped"])
-            self._rooms[room] = fp
-            return seed, options, instance
+            with self._lock:
+                clash = fp in self._taken(room) and not _shared(options)
+                if clash and fp not in taken and attempt < 2:
+                    continue  # another room took it meanwhile: try again
+                if clash:
+                    log.warning("room %s: every instance tried is being played in another open room (a small "
+                                "instance pool?); this room plays one of them too", room)
+                elif "pin_dropped" in options:
+                    log.warning("room %s: the pinned instance %r is being played in another open room; this room "
+                                "plays another one (task option shared_instance: true allows the same one)", room,
+                                options["pin_dropped"])
+                self._rooms[room] = fp
+                return seed, options, instance
+        raise AssertionError("unreachable")  # the last attempt always returns
+
+    def _taken(self, room: int) -> set:
+        return {fp for r, fp in self._rooms.items() if r != room}
 
     def restore(self, room: int, instance: Optional[dict]) -> None:
         """A room resumed after a restart keeps its instance (and keeps others from getting it)."""
