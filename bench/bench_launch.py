@@ -21,6 +21,7 @@ import argparse
 import csv
 import json
 import logging
+import multiprocessing as mp
 import os
 import statistics
 import sys
@@ -95,6 +96,72 @@ class Arrival:
             pass
 
 
+class _Done:
+    """What the people's process reports about one person."""
+
+    def __init__(self, t_login=None, t_waiting=None, t_room=None, room=None, error=None, places=()):
+        self.t_login, self.t_waiting, self.t_room, self.room = t_login, t_waiting, t_room, room
+        self.error, self.places = error, list(places)
+
+
+def _bot_process(bot_env: dict, task: str, conn) -> None:
+    from bots.config import load_config
+    from bots.slurk.runtime import SlurkBot
+    from tasks import get_task
+
+    logging.basicConfig(level=logging.ERROR)
+    counter = _Count()
+    logging.getLogger("bots").addHandler(counter)
+    bot = SlurkBot(load_config(None, bot_env), get_task(task)).start()
+    conn.send("started")
+    try:
+        conn.recv()  # "stop"
+    except EOFError:
+        pass
+    conn.send(counter.records)  # before stopping: the stop's own messages are not the launch's
+    bot.stop()
+
+
+def _stop_bot(proc, conn) -> list:
+    """Stop the task bot's process (once); its warnings and errors during the launch."""
+    records: list = []
+    if proc.is_alive():
+        try:
+            conn.send("stop")
+            if conn.poll(30):
+                records = conn.recv()
+        except (OSError, EOFError):
+            pass
+        proc.join(30)
+        if proc.is_alive():
+            proc.terminate()
+    return records
+
+
+def _people_process(url, admin_token, etag, is_real, links, waiting_room, arrive, wait, conn) -> None:
+    from tests.conftest import SlurkServer
+
+    srv = SlurkServer(url, admin_token, etag=etag, is_real=is_real)
+    arrivals = [Arrival(srv, link, waiting_room, is_real) for link in links]
+    t0 = time.monotonic()
+    threads = []
+    for i, a in enumerate(arrivals):
+        at = t0 + arrive * i / max(1, len(arrivals) - 1)
+        th = threading.Thread(target=lambda a=a, at=at: (time.sleep(max(0.0, at - time.monotonic())), a.arrive()),
+                              daemon=True)
+        th.start()
+        threads.append(th)
+    for th in threads:
+        th.join(arrive + 60)
+    deadline = time.monotonic() + wait
+    for a in arrivals:
+        a._moved.wait(max(0.0, deadline - time.monotonic()))
+    conn.send([{"t_login": a.t_login, "t_waiting": a.t_waiting, "t_room": a.t_room, "room": a.room,
+                "error": a.error, "places": a.places} for a in arrivals])
+    for a in arrivals:
+        a.close()
+
+
 def _quantile(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, max(0, round(q * (len(xs) - 1))))]
@@ -102,8 +169,6 @@ def _quantile(xs: list[float], q: float) -> float:
 
 def run(srv, is_real: bool, people: int, arrive: float, per_room: int, task: str, tmp: str, wait: float,
         before: bool = False) -> dict:
-    from bots.config import load_config
-    from bots.slurk.runtime import SlurkBot
     from bots.study import setup as study_setup
     from bots.study.concierge import build_concierge
     from bots.study.provision import read_env_file
@@ -123,25 +188,29 @@ def run(srv, is_real: bool, people: int, arrive: float, per_room: int, task: str
     waiting_room = int(bot_env["WAITING_ROOM"])
     counter = _Count()
     logging.getLogger("bots").addHandler(counter)
-    bot = SlurkBot(load_config(None, bot_env), get_task(task)).start()
+    ctx = mp.get_context("spawn")
+    bot_parent, bot_child = ctx.Pipe()
+    bot = ctx.Process(target=_bot_process, args=(bot_env, task, bot_child), daemon=True)  # as `serve` runs: apart
+    bot.start()
+    if not bot_parent.poll(60) or bot_parent.recv() != "started":
+        raise SystemExit("the task bot did not start")
     concierge = build_concierge(None, bot_env, movers=1 if before else 8).start()
     if before:  # the concierge as it was: one room at a time and the rooms-per-minute cap always in force
         concierge._trouble = (float("-inf"), float("inf"))
-    arrivals = [Arrival(srv, link, waiting_room, is_real) for link in links[:people]]
+    # The people run in a child process (as browsers would, apart from the bots): their 50 sockets do not compete
+    # with the concierge for this process's interpreter.
+    parent, child = ctx.Pipe()
+    proc = ctx.Process(target=_people_process, args=(srv.url, srv.admin_token, srv.etag, is_real, links[:people],
+                                                      waiting_room, arrive, wait, child), daemon=True)
+    arrivals: list = []
     try:
-        t0 = time.monotonic()
-        threads = []
-        for i, a in enumerate(arrivals):
-            at = t0 + arrive * i / max(1, people - 1 if people > 1 else 1)
-            th = threading.Thread(target=lambda a=a, at=at: (time.sleep(max(0.0, at - time.monotonic())),
-                                                             a.arrive()), daemon=True)
-            th.start()
-            threads.append(th)
-        for th in threads:
-            th.join(arrive + 60)
-        deadline = time.monotonic() + wait
-        for a in arrivals:
-            a._moved.wait(max(0.0, deadline - time.monotonic()))
+        proc.start()
+        if not parent.poll(arrive + wait + 120):
+            raise SystemExit("the people's process did not report")
+        arrivals = [_Done(**d) for d in parent.recv()]
+        bot_records = _stop_bot(bot, bot_parent)
+        counter.records += [f"task bot: {r}" for r in bot_records]
+        t0 = min((a.t_login for a in arrivals if a.t_login), default=0.0)
         to_room = [a.t_room - a.t_waiting for a in arrivals if a.t_room and a.t_waiting]
         first = min((a.t_waiting for a in arrivals if a.t_waiting), default=t0)
         last_in = max((a.t_room for a in arrivals if a.t_room), default=None)
@@ -175,10 +244,9 @@ def run(srv, is_real: bool, people: int, arrive: float, per_room: int, task: str
                              and result["errors"]["total"] == 0)
         return result
     finally:
-        for a in arrivals:
-            a.close()
+        proc.join(10)
         concierge.stop()
-        bot.stop()
+        _stop_bot(bot, bot_parent)
         logging.getLogger("bots").removeHandler(counter)
 
 

@@ -247,6 +247,8 @@ class Concierge:
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, int(movers)),
                                                            thread_name_prefix="concierge-move")
         self._moving: set[int] = set()               # people whose move is under way (their leave waits for it)
+        self._looking: set[int] = set()              # people whose token's task is being read
+        self._lookups = 0                             # task reads under way in the pool
         self._inflight = 0                            # groups being placed by the pool
         self._timer_gen = 0
         self._events: "queue.Queue[tuple]" = queue.Queue()
@@ -342,7 +344,7 @@ class Concierge:
     def idle(self) -> bool:
         """True when no event is waiting to be handled (for tests)."""
         with self._lock:
-            moving = self._inflight
+            moving = self._inflight + self._lookups
         return self._events.unfinished_tasks == 0 and moving == 0
 
     def wait_idle(self, timeout: float = 10.0) -> bool:
@@ -481,11 +483,42 @@ class Concierge:
             return
         if placed is not None:
             return  # moved already; a stale join
+        # The task of their token is read by the pool (a launch brings many arrivals at once); the answer comes
+        # back to this thread as an `arrived` event, in which the queue is changed.
+        with self._lock:
+            if uid in self._looking:
+                return
+            self._looking.add(uid)
+            self._lookups += 1
         try:
-            task = self._task_of(uid)
-        except SlurkAPIError as exc:
-            self._retry(("join", uid), ("join", uid, name, False, True), f"cannot read the task of user {uid}: {exc}")
-            return
+            self._pool.submit(self._look_up, uid, name)
+        except RuntimeError:  # stopping
+            with self._lock:
+                self._looking.discard(uid)
+                self._lookups -= 1
+
+    def _look_up(self, uid: int, name: str) -> None:
+        try:
+            try:
+                self._events.put(("arrived", uid, name, self._task_of(uid)))
+            except SlurkAPIError as exc:
+                self._events.put(("lookup_failed", uid, name, str(exc)))
+        finally:
+            with self._lock:
+                self._lookups -= 1
+
+    def _handle_lookup_failed(self, uid: int, name: str, why: str) -> None:
+        with self._lock:
+            if uid not in self._looking:
+                return  # they left meanwhile
+            self._looking.discard(uid)
+        self._retry(("join", uid), ("join", uid, name, False, True), f"cannot read the task of user {uid}: {why}")
+
+    def _handle_arrived(self, uid: int, name: str, task: Optional[dict]) -> None:
+        with self._lock:
+            if uid not in self._looking:
+                return  # they left while their task was read
+            self._looking.discard(uid)
         self._succeeded(("join", uid))
         if task is None:
             return  # a bot, or a token without a task: not ours to pair
@@ -530,6 +563,7 @@ class Concierge:
 
     def _handle_leave(self, uid: int) -> None:
         with self._lock:
+            self._looking.discard(uid)
             if uid in self._moving:
                 return  # the leave our move causes; a move that fails puts them back (an offline person is
                 #         dropped by the online check before their next room)
