@@ -111,3 +111,20 @@ def test_names_are_inserted_as_text(browser_page):
     assert "<img" in page.inner_text("#planning-board .pl-detail")
     assert page.evaluate("window.pwned === undefined")
     bp.assert_no_errors()
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)])
+def test_the_detail_card_of_a_row_far_down_opens_in_view(browser_page, size):
+    """A row at the bottom of the 39-site table opens the detail card where the person looks (the card's column
+    stays in view while the table scrolls); before, it opened at the top of the page, off screen."""
+    bp = browser_page("planning", viewport=size)
+    show(bp, match_after().game.view("assistant"), "assistant")
+    page = bp.page
+    last = page.locator("#planning-board table.pl-sites tr[data-site]").last
+    last.scroll_into_view_if_needed()
+    last.click()
+    box = page.locator("#planning-board .pl-detail").bounding_box()
+    assert box and 0 <= box["y"] and box["y"] + box["height"] <= size[1], box
+    page.click("#planning-board .pl-add")
+    assert page.locator("#planning-board .pl-slot").first.inner_text().startswith("1. ")
+    assert "(empty)" not in page.locator("#planning-board .pl-slot").first.inner_text()
