@@ -238,3 +238,24 @@ def test_handling_cost_grows_linearly_with_the_input(name):
         if not ok:
             slow.append(("chat", unit, round(ratio, 1)))
     assert not slow, f"{name}: work grows faster than the input: {slow}"
+
+
+def test_size_limits_hold_before_any_parsing_and_leave_honest_input_alone():
+    match = as_people(drivers("assignment")[0]).match
+    seat = match.game.seats[0]
+    for payload, why in [({"command": "propose", "args": ["x" * (MAX_ARG_CHARS + 1)]}, "too large"),
+                         ({"command": "propose", "args": [[[["deep"]]]]}, "nested too deeply"),
+                         ({"command": "propose", "args": ["a"] * 33}, "more than 32 items"),
+                         ({"x" * (MAX_ARG_CHARS + 1): 1}, "too large"),
+                         ({"command": "propose", "args": [10 ** 20]}, "number in it is too large")]:
+        before = observable(match)
+        [msg] = [e for e in match.handle(Action(seat, payload)) if isinstance(e, Message)]
+        assert msg.kind == "error" and msg.to == seat and why in msg.text, (payload, msg.text)
+        assert observable(match) == before
+    [msg] = [e for e in match.handle(Command(seat, "propose", ("y" * (MAX_ARG_CHARS + 1),))) if isinstance(e, Message)]
+    assert "too many or too long arguments" in msg.text
+    # the longest honest argument a page sends (a full assignment proposal) reaches the rules
+    v = match.game.view(seat)
+    honest = ", ".join(f"{p}={r}" for p, r in zip(v["papers"], v["reviewers"]))
+    effects = match.handle(Action(seat, {"command": "propose", "args": [honest]}))
+    assert not [e for e in effects if isinstance(e, Message) and e.kind == "error"], honest
