@@ -24,3 +24,32 @@ def test_people_leave_the_waiting_room_before_they_join_the_game_room(slurk_serv
         assert 0 <= left < joined, p.rec.names()
         wait_until(lambda p=p: rooms_of(slurk_server, p.id) == [room], what="moved")
     assert concierge.wait_idle() and concierge.waiting() == []
+
+
+def test_a_move_that_fails_after_the_leave_puts_people_back_in_the_waiting_room(slurk_server, tmp_path, stop_later):
+    """Slurk fails the add to the game room (after the person left the waiting room): they are put back into the
+    waiting room, keep their place in the queue, and get a room once Slurk answers again."""
+    from bots.study.concierge import ManualTimers, build_concierge
+    from tests.test_attacks_concierge import FAST, FaultyProxy
+
+    study = Study(slurk_server, tmp_path, participants=2, people_per_room=2)
+    proxy = FaultyProxy(slurk_server.url).start()
+    stop_later(proxy)
+    timers = ManualTimers()
+    concierge = build_concierge(None, study.bot_env(SLURK_URL=proxy.url), timers=timers, **FAST).start()
+    stop_later(concierge)
+    a, b = study.person(), study.person()
+    proxy.fail_moves({b.id}, except_room=study.waiting_room)  # a's move works, b's add to the game room fails
+    for p in (a, b):
+        stop_later(p.connect(study.waiting_room).rec)
+    retry = ("retry", study.task_id)
+    wait_until(lambda: retry in timers.pending and concierge.idle(), what="the room given up")
+    for p in (a, b):
+        wait_until(lambda p=p: rooms_of(slurk_server, p.id) == [study.waiting_room], what=f"{p.name} back")
+    assert concierge.waiting(study.task_id) == [a.id, b.id]
+    proxy.fail_moves(())
+    assert timers.fire(retry)
+    room = wait_until(lambda: next(iter(concierge.rooms), None), what="a room for both")
+    assert room not in (study.waiting_room, *concierge.dead_rooms)
+    for p in (a, b):
+        wait_until(lambda p=p: rooms_of(slurk_server, p.id) == [room], what=f"{p.name} moved")
