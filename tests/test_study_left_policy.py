@@ -118,3 +118,31 @@ def _told(srv, room: int, person) -> list[str]:
     logged = [str((x.get("data") or {}).get("message")) for x in srv.logs(room)
               if x.get("receiver_id") == person.id and x["event"] in ("text_message", "message")]
     return live + logged
+
+
+@pytest.mark.parametrize("task", sorted(__import__("tasks").available_tasks()))
+def test_every_task_tells_the_leaver_from_the_partner(task):
+    """The rule lives in the core match, so every task (all seats people, one leaves for good) records it alike."""
+    from tasks.core.builder import build_match
+
+    spec = get_task(task)
+    seats = {s: SeatInfo("person", s.title()) for s in spec.seats}
+    m, _ = build_match(spec, 3, seats, timers=TimerConfig(partner_left_grace=5), with_brains=False,
+                       code_source=iter(f"CODE{i}" for i in range(9)).__next__)
+    m.open(0)
+    for i, s in enumerate(spec.seats):
+        m.handle(Join(s, t=1 + i))
+    assert m.phase == "playing"
+    leaver, *stayers = spec.seats
+    timer = next(e for e in m.handle(Leave(leaver, t=10)) if getattr(e, "name", "") == f"core:left:{leaver}")
+    eff = m.handle(TimerFired(f"core:left:{leaver}", timer.token, t=15))
+    records = {e.to: e.data for e in eff if isinstance(e, LogEvent) and e.event == "confirmation_log"}
+    assert records[leaver] == {"status_txt": "left", "left_at": 10, "payment": "none"}
+    for s in stayers:
+        assert records[s]["status_txt"] == "user_left" and records[s]["confirmation_token"] == m.codes[s]
+    m.handle(Join(leaver, t=30))
+    core = {v.seat: v.data["core"] for v in m.views()}
+    assert core[leaver]["status"] == "left" and core[leaver]["code"] is None
+    parts = m.page_parts(leaver)
+    if parts is not None:  # a two-part page: the seat's own part says "left", whatever the shared part says
+        assert parts[1]["core"]["status"] == "left" and parts[1]["core"]["code"] is None
