@@ -255,3 +255,29 @@ def test_setup_plans_relay_tokens_and_warns_about_shared_instances(tmp_path):
     shared = plan("instance=3", "shared_instance=true")
     assert "shared_instance is on" in shared and "read every room's public chat" in shared
     assert "(send_message, send_command, send_privately)" in plan("chat=open")
+
+
+def test_a_relayed_game_replays_from_slurks_log_with_each_line_once(slurk_double, tmp_path):
+    """Relayed lines are private rows, one per person, and escaped (html): the researcher's transcript still shows
+    each line once, as written."""
+    from bots.study.replay import replay_paths
+    from tests.conftest import SlurkServer
+    srv = SlurkServer(slurk_double.url, slurk_double.admin_token, etag=False, is_real=False, double=slurk_double)
+    bot, [(room, one)] = two_rooms(srv, tmp_path, names=(("Ann", "Ben"),))
+    try:
+        ann, ben = one["alice"], one["bob"]
+        ann.view(), ben.view()
+        line = "books & hats <all> for me?"
+        assert ann.say(line) is True
+        ben.rec.wait_for("text_message", lambda d: "books &amp; hats" in str(d.get("message")), timeout=WAIT)
+        assert ann.send("nodeal") is True
+        wait_logs(srv, room, "game_end")
+    finally:
+        finish(bot)
+    path = tmp_path / "logs" / f"{room}.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(r) + "\n" for r in sorted(srv.logs(room), key=lambda r: r["id"])))
+    [g] = replay_paths([str(path)], str(tmp_path / "out"), echo=None).games
+    assert g.check == "ok", g.mismatches
+    html = open(g.transcript, encoding="utf-8").read()
+    assert html.count("books &amp; hats &lt;all&gt; for me?") == 1 and "&amp;amp;" not in html
