@@ -176,6 +176,7 @@ class StudyFlow:
         self.screenshots = screenshots
         self.showdown = showdown_js()
         self.procs: list[tuple[subprocess.Popen, object]] = []
+        self.restarts: list[str] = []  # bots started again (reported)
         self.groups: list[Group] = []
         self._next = 0
 
@@ -197,12 +198,28 @@ class StudyFlow:
             rows = list(csv.DictReader(fh))
         return read_env_file(str(out / name / "bot.env")), rows
 
-    def _spawn(self, name: str, argv: list[str]) -> None:
+    def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
         env = {**self._base_env(), **self.env, "BOT_STATE_DB": str(self.tmp / "bot-state.sqlite3")}
-        out = open(self.tmp / f"{name}.log", "w")
+        out = open(self.tmp / f"{name}.log", "a")
         proc = subprocess.Popen([sys.executable, "-m", "bots", *argv], cwd=str(self.code), env=env, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
         self.procs.append((proc, out))
+        return proc
+
+    def _start(self, name: str, argv: list[str], user_key: str) -> None:
+        """Start a bot and wait until its user is online; a bot that exits on the way (e.g. `serve` gives up when a
+        busy Slurk does not answer its login in time) is started again, as a supervisor would, at most twice."""
+        for attempt in range(3):
+            proc = self._spawn(name, argv)
+            deadline = time.monotonic() + WAIT * 2
+            while time.monotonic() < deadline and proc.poll() is None:
+                if self._online(int(self.env[user_key])):
+                    return
+                time.sleep(0.2)
+            if proc.poll() is None:
+                break
+            self.restarts.append(f"{name} exited with status {proc.returncode} before it was online")
+        raise AssertionError(f"{name} did not start: {self.logs()}")
 
     def _online(self, user_id: int) -> bool:
         return self.srv.api("GET", f"users/{user_id}").json().get("session_id") is not None
@@ -213,15 +230,12 @@ class StudyFlow:
             config = self.tmp / "serve.yaml"
             config.write_text(yaml.safe_dump({"task_options": self.task_options}))
             argv += ["--config", str(config)]
-        self._spawn("serve", argv)
-        self._spawn("concierge", ["concierge"])
         try:
-            for who, key in (("the task bot", "SLURK_USER"), ("the concierge", "CONCIERGE_USER")):
-                wait_until(lambda key=key: self._online(int(self.env[key])), timeout=WAIT * 2,
-                           what=f"{who} to connect")
-        except AssertionError:
+            self._start("serve", argv, "SLURK_USER")
+            self._start("concierge", ["concierge"], "CONCIERGE_USER")
+        except BaseException:
             self.__exit__()
-            raise AssertionError(f"the bots did not start: {self.logs()}")
+            raise
         return self
 
     def logs(self) -> str:
@@ -285,8 +299,9 @@ class StudyFlow:
 
 
 def save_report(key: str, summary: dict) -> Path:
-    """Merge this test's figures into artifacts/study-flow-report.json (one entry per task and mix)."""
-    path = ROOT / "artifacts" / "study-flow-report.json"
+    """Merge this test's figures into artifacts/study-flow-report.json (one entry per task and mix; STUDY_FLOW_REPORT
+    names another file)."""
+    path = Path(os.environ.get("STUDY_FLOW_REPORT") or ROOT / "artifacts" / "study-flow-report.json")
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         data = json.loads(path.read_text())

@@ -252,6 +252,63 @@ def mediation_agent(g) -> None:
     g.wait_phase(ann, "over")
 
 
+# --- Traveling Adventurers ---------------------------------------------------------------------------------------
+
+def _tour(g, rp) -> list:
+    v = g.view(rp)
+    return [v["start"]] + [r["id"] for r in v["rooms"] if r["id"] != v["start"]]
+
+
+def _travel_to_the_end(g, rp, retype: str, timeout: float) -> None:
+    """Agree to the partner's proposal (button), submit the agreed full tour (button); type `retype` again when
+    nothing moves for a while (an agent may have countered)."""
+    n = len(g.view(rp)["rooms"]) + 1
+    done, last, changed = set(), None, time.monotonic()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        v = g.view(rp)
+        if v["core"]["phase"] == "over":
+            return
+        if repr(v) != last:
+            last, changed = repr(v), time.monotonic()
+        pending, agreed, sub = v.get("pending"), v.get("agreed") or [], v.get("submitted") or {}
+        if pending and not pending.get("mine") and ("agree", pending.get("id")) not in done:
+            done.add(("agree", pending.get("id")))
+            click(rp, "#travel-agree")
+        elif len(agreed) == n and not sub.get("me") and "submit" not in done:
+            done.add("submit")
+            click(rp, "#travel-submit")
+        elif time.monotonic() - changed > 8 and ("retype", len(done)) not in done:
+            done.add(("retype", len(done)))
+            rp.type(retype)
+        time.sleep(0.1)
+    raise AssertionError(f"the travel game did not end; last view {g.view(rp)}")
+
+
+def travel_people(g) -> None:
+    s = g.seats()
+    light, ghost = s["light"], s["ghost"]
+    g.say(light, "hi! let's visit every room, I'll propose a tour", [ghost])
+    g.say(ghost, "sounds good, go ahead", [light])
+    light.type("/propose " + " ".join(_tour(g, light)))
+    wait_until(lambda: (g.view(ghost).get("pending") or {}).get("mine") is False, what="the proposal on ghost's page")
+    g.shots(ghost, "1-proposal-ghost")
+    click(ghost, "#travel-agree")
+    wait_until(lambda: len(g.view(light).get("agreed") or []) == len(g.view(light)["rooms"]) + 1,
+               what="the agreed tour")
+    for rp in (light, ghost):
+        click(rp, "#travel-submit")
+    end(g)
+
+
+def travel_agent(g) -> None:
+    ann = g.pages[0]
+    g.say(ann, "hi! here are my coins", [])
+    ann.type("/share all")
+    ann.type("/propose " + " ".join(_tour(g, ann)))
+    _travel_to_the_end(g, ann, "/propose " + " ".join(_tour(g, ann)), AGENT_WAIT * 2)
+
+
 PLAYS = {
     "dond": {"people": dond_people, "agent": dond_agent},
     "assignment": {"people": assignment_people, "agent": assignment_agent},
@@ -259,6 +316,7 @@ PLAYS = {
     "asympuzl": {"people": asympuzl_people, "agent": asympuzl_agent},
     "planning": {"people": planning_people, "agent": planning_agent},
     "mediation": {"people": mediation_people, "agent": mediation_agent},
+    "travel": {"people": travel_people, "agent": travel_agent},
 }
 # Task options beyond the study's defaults (served with `serve --config`); none: every study runs as `setup` made it.
 TASK_OPTIONS: dict = {}

@@ -69,13 +69,15 @@ def test_people_come_through_the_waiting_room_chat_and_play_to_the_end(chromium,
                     group.close()
             games.append(stats)
         bot_logs = flow.logs()
+        restarts = flow.restarts
     load.append(os.getloadavg()[0])
     seconds = [s for g in games for s in g["chat_seconds"]]
     summary = {"task": task, "mix": mix, "people_per_room": people, "runs": runs,
                "completed": sum(g["completed"] for g in games),
                "dead_chat_boxes": sum(len(g["dead_chat"]) for g in games),
                "chat_lines": len(seconds), "chat_seconds_max": max(seconds, default=None),
-               "codes_seen": sum(len(g["codes"]) for g in games), "load_avg": load, "games": games}
+               "codes_seen": sum(len(g["codes"]) for g in games), "load_avg": load,
+               "bot_restarts": restarts, "games": games}
     summary["code"] = str(flow.code)
     path = save_report(f"{task}/{mix}" + ("" if flow.code == ROOT else f"@{flow.code.name}"), summary)
     print(f"{task} {mix}: {summary['completed']}/{runs} games completed, {summary['dead_chat_boxes']} dead chat "
