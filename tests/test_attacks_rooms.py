@@ -281,3 +281,28 @@ def test_a_relayed_game_replays_from_slurks_log_with_each_line_once(slurk_double
     assert g.check == "ok", g.mismatches
     html = open(g.transcript, encoding="utf-8").read()
     assert html.count("books &amp; hats &lt;all&gt; for me?") == 1 and "&amp;amp;" not in html
+
+
+def test_the_pages_commands_need_send_privately(slurk_server):
+    """Why relayed rooms keep `send_privately`: without it Slurk refuses a command addressed to the bot, and a command
+    without a receiver goes to everyone in the room (the partner would receive every move and every line)."""
+    from tests.slurk_double.recorder import SocketRecorder
+    srv = slurk_server
+    table = Table(srv, num_users=2, name="perm-check")
+    room = table.room()
+    recs = []
+    try:
+        ids = []
+        for name, perms in (("Bot", {"send_message": True}), ("P1", {"send_command": True}), ("P2", {})):
+            uid, token = srv.provision_user(name, perms, room_id=room, task_id=table.task)
+            recs.append(SocketRecorder(name).connect(srv.url, uid, token))
+            recs[-1].wait_for("joined_room", timeout=WAIT)
+            ids.append(uid)
+        bot, p1, p2 = ids
+        assert recs[1].call("message_command", {"room": room, "command": {"chat": "x"}, "receiver_id": bot},
+                            timeout=WAIT) == (False, "You are not allowed to send privately")
+        assert recs[1].call("message_command", {"room": room, "command": {"chat": "x"}}, timeout=WAIT) is True
+        recs[2].wait_for("command", lambda d: d["user"]["id"] == p1, timeout=WAIT)   # the partner got it
+    finally:
+        for r in recs:
+            r.disconnect()
