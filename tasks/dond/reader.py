@@ -122,7 +122,7 @@ _NOT_ITEMS = {"all", "bad", "but", "bit", "hat's", "that", "what", "have", "had"
 
 def _tokens(text: str) -> list[str]:
     t = text.lower().replace("’", "'")
-    return re.findall(r"\d+|[a-z]+(?:'[a-z]+)?|[?!.,;:]", t)
+    return re.findall(r"[0-9]+|[a-z]+(?:'[a-z]+)?|[?!.,;:]", t)
 
 
 def _quantities(clause: str, counts: Sequence[int]) -> tuple[dict, bool]:
