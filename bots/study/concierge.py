@@ -335,7 +335,9 @@ class Concierge:
         self._events.put(("stop",))
         if self._worker.is_alive() and threading.current_thread() is not self._worker:
             self._worker.join(timeout=10)
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        # No move or message outlives the concierge (its calls see _stopped and end within a request's time).
+        self._pool.shutdown(wait=threading.current_thread().name.startswith("concierge-move") is False,
+                            cancel_futures=True)
 
     @property
     def sio(self) -> socketio.Client:
