@@ -31,6 +31,13 @@ MAX_COMMAND_CHARS = match_limits.MAX_ACTION_BYTES + 200
 TOO_LONG_TEXT = ("That was too large ({size:,} characters; the limit is {limit:,}), so it was not sent. "
                  "Please shorten it.")
 FORGED_TEXT = "That was sent in someone else's name, so it was ignored."
+# A person's inputs per second, with a burst: an honest player types and clicks far slower, and a seat that floods the
+# bot (a custom client) must not slow every other room. Inputs over the rate are dropped before any work, the sender
+# is told (at most once per RATE_NOTICE_SECONDS) and one `input_refused` record per notice counts them.
+RATE_PER_SECOND = 5.0
+RATE_BURST = 20
+RATE_NOTICE_SECONDS = 5.0
+TOO_FAST_TEXT = "You are sending faster than the game can take ({count} not handled). Please slow down."
 CAUGHT_UP_TEXT = ("The game master lost its connection for a moment. What you sent meanwhile has now been handled "
                   "({count}).")
 
@@ -59,6 +66,8 @@ class PersonInputs:
         uid = user_id_of(data.get("user"))
         if self.seat_of(uid) is None or data.get("private") or data.get("broadcast"):
             return
+        if self._over_rate(self.seat_of(uid)):
+            return
         message = data.get("message")
         if not isinstance(message, str):
             message = "" if message is None else str(message)
@@ -80,6 +89,8 @@ class PersonInputs:
         uid = user_id_of(data.get("user"))
         claimed = self.seat_of(uid)
         if claimed is None or data.get("broadcast"):
+            return
+        if self._over_rate(claimed):
             return
         raw = data.get("command")
         size = len(raw) if isinstance(raw, str) else len(_json_text(raw))
@@ -129,6 +140,23 @@ class PersonInputs:
         self.acks[seat] = env.nonce
         if seat not in self.delivery.viewed:
             self.delivery.deliver([v for v in self.match.views() if v.seat == seat])
+
+    def _over_rate(self, seat: str, now: Optional[float] = None) -> bool:
+        """True when `seat` sent more than RATE_BURST inputs beyond RATE_PER_SECOND (a token bucket per seat)."""
+        now = time.monotonic() if now is None else now
+        buckets = self.__dict__.setdefault("_rate", {})
+        tokens, last, dropped, told = buckets.get(seat, (float(RATE_BURST), now, 0, 0.0))
+        tokens = min(float(RATE_BURST), tokens + (now - last) * RATE_PER_SECOND)
+        if tokens >= 1.0:
+            buckets[seat] = (tokens - 1.0, now, dropped, told)
+            return False
+        dropped += 1
+        if now - told >= RATE_NOTICE_SECONDS:
+            self.delivery.deliver([LogEvent("input_refused", {"reason": "rate", "seat": seat, "dropped": dropped})])
+            self.delivery.to_seat(seat, ("msg", TOO_FAST_TEXT.format(count=dropped), False))
+            told, dropped = now, 0
+        buckets[seat] = (tokens, now, dropped, told)
+        return True
 
     # --- who sent it, and how big it is -------------------------------------------------------------------------
     def _checker(self) -> SenderCheck:

@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 
 from .mechanisms import RuleError
 
-_ID = re.compile(r"#?(\d{1,9})")
+_ID = re.compile(r"#?([0-9]{1,9})")  # ASCII digits only: int() reads other scripts too
 
 
 def answer_id(args: Sequence[str]) -> Optional[int]:

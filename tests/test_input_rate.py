@@ -1,0 +1,50 @@
+"""A seat that floods the bot is slowed at the door (bots/slurk/intake.py `_over_rate`): a burst and a steady rate
+an honest player never reaches pass untouched; beyond them inputs are dropped before any work, the sender is told
+at most once per notice period, and one record counts what was dropped."""
+from __future__ import annotations
+
+from bots.slurk import intake
+from bots.slurk.intake import PersonInputs
+
+
+class _Delivery:
+    def __init__(self):
+        self.logged, self.told = [], []
+
+    def deliver(self, effects):
+        self.logged += effects
+
+    def to_seat(self, seat, item):
+        self.told.append((seat, item[1]))
+
+
+class _Room(PersonInputs):
+    def __init__(self):
+        self.delivery = _Delivery()
+
+
+def test_a_burst_and_an_honest_pace_pass():
+    room = _Room()
+    t = 0.0
+    assert not any(room._over_rate("a", t) for _ in range(intake.RATE_BURST))
+    for _ in range(200):  # one input a second for a long game
+        t += 1.0
+        assert not room._over_rate("a", t)
+    assert room.delivery.logged == [] and room.delivery.told == []
+
+
+def test_a_flood_is_dropped_told_once_per_period_and_counted():
+    room = _Room()
+    t, dropped = 0.0, 0
+    for i in range(1000):  # 100 inputs a second for 10 s
+        t = i / 100
+        dropped += room._over_rate("a", t)
+    passed = 1000 - dropped
+    assert passed <= intake.RATE_BURST + 10 * intake.RATE_PER_SECOND + 1
+    notices = [m for seat, m in room.delivery.told if seat == "a"]
+    assert 1 <= len(notices) <= 10 / intake.RATE_NOTICE_SECONDS + 1 and "slow down" in notices[0]
+    records = [e.data for e in room.delivery.logged]
+    assert all(r["reason"] == "rate" and r["seat"] == "a" for r in records)
+    assert sum(r["dropped"] for r in records) <= dropped
+    # the other seat of the room is not slowed by its partner's flood
+    assert not room._over_rate("b", t)
