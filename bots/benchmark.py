@@ -31,7 +31,7 @@ from typing import Optional
 from tasks import available_tasks, get_task
 from tasks.core import llm_acts as llm_figures
 
-from .local import Condition, make_llm, sweep_conditions, summary_table
+from .local import Condition, llm_totals, make_llm, summary_table, sweep_conditions
 
 COLUMNS = ["model", "task", "row", "agents", "games", "metric", "value", "score", "valid %", "fallback %", "invalid",
            "tokens/game", "seconds/game"]
@@ -57,15 +57,10 @@ def score_of(value, how: str) -> Optional[float]:
 
 def llm_share(records) -> tuple[Optional[float], Optional[float]]:
     """Valid % and fallback % over every LLM act of the rows' games (all LLM seats together)."""
-    acts = valid = fallback = 0
-    for r in records:
-        for seat in (r.results.get("llm") or {}).values():
-            acts += seat.get("acts", 0)
-            valid += seat.get("valid", 0)
-            fallback += seat.get("fallback", 0)
-    if not acts:
+    sums = llm_totals(records)
+    if not sums["acts"]:
         return None, None
-    return round(100 * valid / acts, 1), round(100 * fallback / acts, 1)
+    return round(100 * sums["valid"] / sums["acts"], 1), round(100 * sums["fallback"] / sums["acts"], 1)
 
 
 def run_model(args, llm) -> list[dict]:

@@ -537,6 +537,17 @@ def _threads_for(llm) -> int:
     return default_parallel(llm, 64)
 
 
+def llm_totals(records: list[GameRecord]) -> dict:
+    """Acts, valid, fallback and tokens summed over every LLM seat of the games."""
+    keys = ("acts", "valid", "fallback", "prompt_tokens", "completion_tokens")
+    out = dict.fromkeys(keys, 0)
+    for r in records:
+        for seat in (r.results.get("llm") or {}).values():
+            for k in keys:
+                out[k] += seat.get(k, 0)
+    return out
+
+
 def dry_run(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, brain_options: dict) -> int:
     """Cost before the run: per condition, the planned games and, per game, LLM acts and tokens measured on a pilot
     (or on the games already recorded in `out_dir`), times the planned games; the price when the config has one."""
@@ -559,12 +570,8 @@ def dry_run(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, b
                 games.append(play_game(spec, args.seed + i, plan.agents, plan.options, llm=llm, log_path=log,
                                        index=i, brain_options=brain_options))
             source = f"pilot of {n}"
-        acts = prompt = completion = 0
-        for g in games:
-            for seat in (g.results.get("llm") or {}).values():
-                acts += seat.get("acts", 0)
-                prompt += seat.get("prompt_tokens", 0)
-                completion += seat.get("completion_tokens", 0)
+        sums = llm_totals(games)
+        acts, prompt, completion = sums["acts"], sums["prompt_tokens"], sums["completion_tokens"]
         per = max(1, len(games))
         planned = args.games
         t = [planned, round(acts / per * planned), round(prompt / per * planned), round(completion / per * planned)]
