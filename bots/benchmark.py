@@ -11,7 +11,9 @@ several models, on several machines, merge by copying their CSVs into one board 
 
 Combined score of a model: each row's main metric mapped onto 0..1 (1 best: fractions as they are, percentages / 100,
 ratios to an optimum as 1/ratio), averaged within a task, then averaged over tasks (every task weighs the same,
-however many rows it has). It is printed only over the tasks the model ran; a model that ran fewer tasks is marked.
+however many rows it has). By default a failed LLM act is not played by the symbolic policy: its game ends as
+invalid and scores 0 (counted in the "invalid" column), so the board measures the model, not the fallback
+(`--allow-fallback` for the other accounting, with its fallback % beside it). It is printed only over the tasks the model ran; a model that ran fewer tasks is marked.
 """
 from __future__ import annotations
 
@@ -78,17 +80,20 @@ def run_model(args, llm) -> list[dict]:
                                    parallel=args.parallel, shard=None)
             t0 = time.time()
             _, by_condition = sweep_conditions(spec, [Condition(agents, options)], sweep_args, llm, out,
-                                               {"strict_llm": True} if args.strict_llm else {}, "conditions")
+                                               {} if args.allow_fallback else {"strict_llm": True}, "conditions")
             records = by_condition[0]
-            summary = summary_table(spec, records)
-            value = summary.get(bench.metric)
+            played = [r for r in records if r.results.get("status") != "invalid"]
+            invalid = len(records) - len(played)
+            value = summary_table(spec, played).get(bench.metric) if played else None
+            score = score_of(value, bench.score)
+            # An invalid game (an LLM act failed, nothing stood in) scores 0 whatever the task's metric does with it.
+            score = 0.0 if not played else None if score is None else score * len(played) / len(records)
             valid, fallback = llm_share(records)
-            invalid = sum(1 for r in records if r.results.get("status") == "invalid")
             tokens = [r.results.get("tokens") or 0 for r in records]
             rows.append({
                 "model": model, "task": spec.name, "row": bench.label, "agents": ",".join(bench.agents),
                 "games": len(records), "metric": bench.metric, "value": value,
-                "score": _round(score_of(value, bench.score)), "valid %": valid, "fallback %": fallback,
+                "score": _round(score), "valid %": valid, "fallback %": fallback,
                 "invalid": invalid, "tokens/game": round(fmean(tokens), 1) if tokens else 0,
                 "seconds/game": round((time.time() - t0) / max(1, len(records)), 1),
             })
@@ -212,7 +217,8 @@ img{{max-width:100%}}</style></head><body>
 <p>Every task's LLM agents in the set-ups the task declares (<code>TaskSpec.benchmark</code>), played by
 <code>./run_bot.sh benchmark</code>. Combined score: each row's main metric on 0..1 (1 best), averaged within a
 task, then over tasks (every task weighs the same). Valid % and fallback % count every LLM act of the row's games;
-"invalid" counts games that ended because an act failed under <code>--strict-llm</code>.</p>
+"invalid" counts games that ended because an LLM act failed (the symbolic policy never stands in unless the run
+said <code>--allow-fallback</code>); they score 0.</p>
 <h2>Models</h2><table><tr><th>rank</th><th>model</th><th>combined score</th><th>tasks</th></tr>{board}</table>
 {img}
 <h2>Rows</h2><table><tr>{head}</tr>{body}</table>
@@ -228,7 +234,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--parallel", type=int, default=0, help="games in flight (default: the endpoint's llm.concurrency)")
     p.add_argument("--config", help="YAML config file with an llm section (secrets stay there or in the environment)")
-    p.add_argument("--strict-llm", action="store_true", help="a failed LLM act ends its game as invalid")
+    p.add_argument("--allow-fallback", action="store_true",
+                   help="let the symbolic policy play a failed LLM act (default: the act fails and its game ends as "
+                        "invalid, scoring 0, so a row measures the model and not the fallback)")
     p.add_argument("--only-board", action="store_true", help="only draw the board from the model CSVs in --board")
     args = p.parse_args(argv)
     if args.tasks:

@@ -225,9 +225,9 @@ def test_benchmark_writes_a_board_and_merges_models(tmp_path, monkeypatch, capsy
     assert {r["model"] for r in rows} == {"model-a", "model-b"}
     spec_rows = len(get_task("asympuzl").benchmark) + len(get_task("matrix-games").benchmark)
     assert len(rows) == 2 * spec_rows
-    for r in rows:  # a model that answers "OK" produces no valid act: the symbolic policy played, and it says so
-        assert r["valid %"] == "0.0" and r["fallback %"] == "100.0" and r["games"] == "1"
-        assert r["score"] != "" and 0.0 <= float(r["score"]) <= 1.0
+    for r in rows:  # a model that answers "OK" makes no valid act: its games end as invalid and score 0
+        assert r["valid %"] == "0.0" and r["games"] == "1" and r["invalid"] == "1"
+        assert float(r["score"]) == 0.0
     board_rows = list(csv.DictReader(open(board / "leaderboard.csv")))
     assert [b["model"] for b in board_rows] and {b["model"] for b in board_rows} == {"model-a", "model-b"}
     page = (board / "index.html").read_text()
@@ -238,6 +238,17 @@ def test_benchmark_writes_a_board_and_merges_models(tmp_path, monkeypatch, capsy
                 for t in {r["task"] for r in a}}
     assert float(next(b for b in board_rows if b["model"] == "model-a")["combined score"]) == \
         round(sum(per_task.values()) / len(per_task), 3)
+
+
+def test_benchmark_with_fallback_says_the_symbolic_policy_played(tmp_path, monkeypatch):
+    from bots import benchmark
+
+    with FakeOpenAI(default=slow_ok(0.0)) as fake:
+        llm_env(fake, monkeypatch)
+        assert benchmark.main(["--games", "1", "--tasks", "matrix-games", "--board", str(tmp_path),
+                               "--allow-fallback"]) == 0
+    for r in benchmark.read_models(str(tmp_path)):
+        assert r["fallback %"] == "100.0" and r["invalid"] == "0" and r["score"] != ""
 
 
 def test_benchmark_needs_a_model(monkeypatch, tmp_path):
