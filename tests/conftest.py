@@ -17,6 +17,7 @@ import pytest
 # Agents on Slurk answer at a person's typing pace by default (bots/pacing.py); the tests keep their waits short
 # and test the pacing itself with settings of their own.
 os.environ["BOT_PACING"] = "off"
+os.environ["BOT_INPUT_RATE"] = "1000,1000"  # scripted people act far faster than people; test_input_rate tests the limit
 os.environ["BOT_LOG_DELAY"] = "0"  # rows go out at once, so tests can read logs as the game moves (bots/slurk/runtime.py)
 
 from tests.slurk_double import ADMIN_TOKEN, SlurkDouble, SlurkRest

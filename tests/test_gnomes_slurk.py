@@ -6,6 +6,7 @@ polls for events, never assertions about durations.
 """
 from __future__ import annotations
 
+import html
 import json
 import re
 import time
@@ -16,7 +17,7 @@ from tasks.core import Chat, ChatShown, Command, View
 from tests.test_slurk_runtime import PEOPLE, Person, bot_config, finish, provision_bot, wait_logs
 
 SPEC = get_task("gnomes")
-AGENT_LINE = re.compile(r"^(\w+): (.*)$", re.S)  # the bot shows an agent seat's chat as "<seat name>: <text>"
+AGENT_LINE = re.compile(r"^(Side 1): (.*)$", re.S)  # the bot shows an agent seat's chat as "<seat name>: <text>"
 DEADLINE = 90  # seconds: an upper bound for the whole game, not a speed assertion
 
 
@@ -52,8 +53,8 @@ def test_scripted_person_plays_five_rounds_with_the_agent(slurk_server, tmp_path
                     if view.get("core", {}).get("phase") == "over":
                         final = view
                 elif name == "text_message" and data["user"]["id"] != pat.id:
-                    m = AGENT_LINE.match(str(data.get("message")))
-                    if m and " " not in m.group(1):
+                    m = AGENT_LINE.match(html.unescape(str(data.get("message"))))  # bot lines go out as escaped html
+                    if m:
                         person.observe(ChatShown("e", m.group(2)))
             for inp in person.act():
                 if isinstance(inp, Chat):

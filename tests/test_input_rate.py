@@ -3,8 +3,23 @@ an honest player never reaches pass untouched; beyond them inputs are dropped be
 at most once per notice period, and one record counts what was dropped."""
 from __future__ import annotations
 
+import pytest
+
 from bots.slurk import intake
 from bots.slurk.intake import PersonInputs
+
+
+@pytest.fixture(autouse=True)
+def default_rate(monkeypatch):
+    monkeypatch.delenv("BOT_INPUT_RATE", raising=False)  # the suite raises it for its fast scripted people
+
+
+def test_the_rate_can_be_set_and_a_bad_setting_keeps_the_default(monkeypatch):
+    monkeypatch.setenv("BOT_INPUT_RATE", "2,10")
+    assert intake.rate_settings() == (2.0, 10.0)
+    for bad in ("x", "1", "-1,5", "3,0"):
+        monkeypatch.setenv("BOT_INPUT_RATE", bad)
+        assert intake.rate_settings() == (intake.RATE_PER_SECOND, float(intake.RATE_BURST))
 
 
 class _Delivery:

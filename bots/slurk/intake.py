@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from typing import Any, Optional
 
@@ -34,9 +35,22 @@ FORGED_TEXT = "That was sent in someone else's name, so it was ignored."
 # A person's inputs per second, with a burst: an honest player types and clicks far slower, and a seat that floods the
 # bot (a custom client) must not slow every other room. Inputs over the rate are dropped before any work, the sender
 # is told (at most once per RATE_NOTICE_SECONDS) and one `input_refused` record per notice counts them.
+# BOT_INPUT_RATE="per_second,burst" changes them (the test suite's scripted people act far faster than people).
 RATE_PER_SECOND = 5.0
-RATE_BURST = 20
+RATE_BURST = 40
 RATE_NOTICE_SECONDS = 5.0
+
+
+def rate_settings() -> tuple[float, float]:
+    """(inputs per second, burst) from BOT_INPUT_RATE, else the defaults; a bad value keeps the defaults."""
+    raw = os.environ.get("BOT_INPUT_RATE", "")
+    try:
+        per_second, burst = (float(x) for x in raw.split(","))
+        if per_second > 0 and burst >= 1:
+            return per_second, burst
+    except ValueError:
+        pass
+    return RATE_PER_SECOND, float(RATE_BURST)
 TOO_FAST_TEXT = "You are sending faster than the game can take ({count} not handled). Please slow down."
 CAUGHT_UP_TEXT = ("The game master lost its connection for a moment. What you sent meanwhile has now been handled "
                   "({count}).")
@@ -144,9 +158,10 @@ class PersonInputs:
     def _over_rate(self, seat: str, now: Optional[float] = None) -> bool:
         """True when `seat` sent more than RATE_BURST inputs beyond RATE_PER_SECOND (a token bucket per seat)."""
         now = time.monotonic() if now is None else now
+        per_second, burst = rate_settings()
         buckets = self.__dict__.setdefault("_rate", {})
-        tokens, last, dropped, told = buckets.get(seat, (float(RATE_BURST), now, 0, 0.0))
-        tokens = min(float(RATE_BURST), tokens + (now - last) * RATE_PER_SECOND)
+        tokens, last, dropped, told = buckets.get(seat, (burst, now, 0, 0.0))
+        tokens = min(burst, tokens + (now - last) * per_second)
         if tokens >= 1.0:
             buckets[seat] = (tokens - 1.0, now, dropped, told)
             return False
