@@ -20,7 +20,7 @@ import pytest
 from tasks import available_tasks, get_task
 from tasks.core import Chat, ChatShown, Command, Join, Leave, MatchDriver, Message, SeatInfo, View, build_match
 from tasks.core.protocol import TimerFired
-from tests.browser.harness import BOT, browser_page, chromium, contract_server  # noqa: F401  (pytest fixtures)
+from tests.browser.harness import BOT  # the browser fixtures come from conftest.py (imported twice they start Playwright twice)
 
 LITERAL = re.compile(r"\b(True|False|None)\b")
 # the repr of a Python container: a quote right after a bracket, a quoted dict key, a list of numbers, {} or []
