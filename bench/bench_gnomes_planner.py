@@ -14,7 +14,7 @@ import statistics
 import time
 
 from tasks.gnomes import maze
-from tasks.gnomes.planner import Belief, Model, Planner
+from tasks.gnomes.brains.planner import Belief, Model, Planner
 
 PAPER_ITERATIONS = 100
 

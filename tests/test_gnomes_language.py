@@ -2,7 +2,7 @@
 import pytest
 
 from tasks.core import ChatShown, View
-from tasks.gnomes import language as lang
+from tasks.gnomes.brains import language as lang
 from tasks.gnomes.brains import AgentBrain
 from tasks.gnomes.game import GnomesGame
 from tasks.gnomes.maze import DOWN, LEFT, RIGHT, UP

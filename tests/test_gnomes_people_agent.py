@@ -5,7 +5,7 @@ import itertools
 
 from tasks import get_task
 from tasks.core import ChatShown, LogEvent, Match, MatchDriver, SeatInfo
-from tasks.gnomes import language as lang
+from tasks.gnomes.brains import language as lang
 from tasks.gnomes.brains import PartnerBrain
 from tasks.gnomes.maze import ACTIONS, STAY, cell
 
@@ -33,7 +33,7 @@ class Script(PartnerBrain):
         out = [self.say(text)] if text else []
         action = STAY if self.stay else (self._explore(self.cell) if self.treasure() is None else None)
         if action is None:
-            from tasks.gnomes.planner import greedy_action
+            from tasks.gnomes.brains.planner import greedy_action
             action = greedy_action(self.model, self.cell, 0, self.treasure(), self.rng)
         return out + [self.move(action)]
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from tasks.gnomes import language as lang
-from tasks.gnomes import reader
+from tasks.gnomes.brains import language as lang
+from tasks.gnomes.brains import reader
 from tasks.gnomes.maze import ACTIONS
 
 CORPUS = Path(__file__).parent / "fixtures" / "phrases" / "gnomes.jsonl"

@@ -3,7 +3,7 @@ import pytest
 
 from tasks.gnomes import maze
 from tasks.gnomes.maze import DOWN, LEFT, RIGHT, STAY, UP, cell
-from tasks.gnomes.planner import Belief, Model, Planner, greedy_action
+from tasks.gnomes.brains.planner import Belief, Model, Planner, greedy_action
 
 
 def agent_model():

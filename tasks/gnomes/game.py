@@ -18,34 +18,18 @@ from typing import Any, Optional
 
 from tasks.core import Context, Game, RuleError, TurnOrder
 
-from . import maze
+from . import generator, maze
+from .generator import SEATS, SIDE
+from .parse import parse_direction
 
-SEATS = ("h", "e")
-SIDE = {"h": 0, "e": 1}
 # What people read for a seat (terminal prompt, an agent without a Slurk user of its own): the ids stay h / e.
 SEAT_NAMES = {"h": "Side 0", "e": "Side 1"}
 
 REWARD_TREASURE = 20.0
 REWARD_TURN = -0.1
 REWARD_BLOCKED = -0.5
-DEFAULT_TURN_CAP = 60
-
-# Everything a person might type or a page might send for each direction.
-_DIRECTION_WORDS = {
-    maze.STAY: ("stay", "s", "wait", "noop", "pass", "stay_put", "·", "0"),
-    maze.RIGHT: ("right", "r", "→", "arrowright", "east"),
-    maze.UP: ("up", "u", "↑", "arrowup", "north"),
-    maze.LEFT: ("left", "l", "←", "arrowleft", "west"),
-    maze.DOWN: ("down", "d", "↓", "arrowdown", "south"),
-}
-DIRECTIONS = {word: a for a, words in _DIRECTION_WORDS.items() for word in words}
-
 
 WHERE = {maze.RIGHT: "to the right of", maze.UP: "above", maze.LEFT: "to the left of", maze.DOWN: "below"}
-
-
-def parse_direction(word: str) -> Optional[int]:
-    return DIRECTIONS.get(word.strip().lower())
 
 
 def other(seat: str) -> str:
@@ -76,24 +60,7 @@ class GnomesGame(Game):
     # --- setup ---------------------------------------------------------------------------------------------------
     @classmethod
     def generate(cls, seed: int, options: dict) -> dict:
-        """The paper's fixed mazes and treasures, with the options that shape a game (who moves first, rounds, cap)."""
-        first = options.get("first", "h")
-        if isinstance(first, int) or (isinstance(first, str) and first.isdigit()):
-            first = SEATS[int(first)]
-        if first not in SEATS:
-            raise ValueError(f"option first must be one of {SEATS} or 0/1, not {first!r}")
-        n_rounds = int(options.get("rounds", len(maze.TREASURES)))
-        if not 1 <= n_rounds <= len(maze.TREASURES):
-            raise ValueError(f"option rounds must be 1..{len(maze.TREASURES)}")
-        cap = options.get("turn_cap", DEFAULT_TURN_CAP)
-        return {
-            "size": maze.SIZE, "start": list(maze.START), "first": first, "rounds": n_rounds,
-            "turn_cap": None if cap in (None, 0, "none") else int(cap),
-            "treasures": [list(t) for t in maze.TREASURES[:n_rounds]],
-            "visible_to": [SEATS[maze.treasure_side(r)] for r in range(1, n_rounds + 1)],
-            "optimum": [maze.optimum_turns(maze.TREASURES[r - 1], SIDE[first]) for r in range(1, n_rounds + 1)],
-            "walls": {s: {k: [list(p) for p in v] for k, v in maze.WALLS[SIDE[s]].items()} for s in SEATS},
-        }
+        return generator.generate(seed, options)
 
     def private_parts(self, seat: str) -> list:
         """The seat's walls where they differ from the partner's (walls both sides have are no secret)."""

@@ -4,9 +4,8 @@ from __future__ import annotations
 from tasks.core import Benchmark, CliOption, TaskSpec
 
 from . import metrics
-from .brains import BRAINS
+from .brains import BRAINS, PEOPLE
 from .game import GnomesGame
-from .partners import PEOPLE
 
 SPEC = TaskSpec(
     name="gnomes",

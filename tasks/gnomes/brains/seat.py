@@ -11,8 +11,8 @@ from typing import Optional
 from tasks.core import Brain, ChatShown, View
 
 from . import language as lang
-from .maze import ACTIONS, DOWN, INBOUND, SIZE, STAY, UP, move_table, xy
-from .maze import cell as cell_of
+from ..maze import ACTIONS, DOWN, INBOUND, SIZE, STAY, UP, move_table, xy
+from ..maze import cell as cell_of
 from .planner import Model
 
 FLAG_ACTION = {name: a for a, name in enumerate(ACTIONS)}

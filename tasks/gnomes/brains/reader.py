@@ -23,7 +23,7 @@ from rapidfuzz.distance import OSA
 
 from tasks.core.numbers import to_int
 
-from .maze import DOWN, LEFT, RIGHT, SIZE, STAY, UP
+from ..maze import DOWN, LEFT, RIGHT, SIZE, STAY, UP
 
 # Words the game rules look for; a typo is corrected only toward these.
 VOCAB = ("right", "left", "down", "up", "stay", "wall", "walls", "treasure", "column", "columns", "row", "rows",

@@ -6,7 +6,7 @@
   move among its best moves, suggests the partner's next move, says when a requested move hits its wall (and where
   in that row or column it could make it), asks where a hidden treasure is, and answers such questions.
 - "mute": the same planner without any messages (the paper's A-Mute); it still learns from the course of play.
-- "partner" and the scripted people ("terse", "chatty", ...): simulated partners, in tasks.gnomes.partners.
+- "partner" and the scripted people ("terse", "chatty", ...): simulated partners, in tasks.gnomes.brains.people.
 
 Every brain sees only its seat's view and the chat; models are built from the walls the view shows.
 """
@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Optional
 
 from . import language as lang
-from .maze import ACTIONS, DOWN, SIZE, STAY, UP, xy
-from .maze import cell as cell_of
+from ..maze import ACTIONS, DOWN, SIZE, STAY, UP, xy
+from ..maze import cell as cell_of
 from .planner import UNREACHABLE, Belief, Planner, greedy_action
 from .seat import FLAG_ACTION, GnomeBrain
 
@@ -283,8 +283,3 @@ class MuteBrain(AgentBrain):
     name = "mute"
     communicate = False
     uses_llm = False
-
-
-from .partners import PartnerBrain  # noqa: E402  (the partners build on GnomeBrain, and BRAINS lists them)
-
-BRAINS = {"aismcts": AgentBrain, "mute": MuteBrain, "partner": PartnerBrain}

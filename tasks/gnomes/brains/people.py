@@ -19,8 +19,8 @@ import random
 from typing import Optional
 
 from . import language as lang
-from .maze import ACTIONS, OPPOSITE, STAY, xy
-from .maze import cell as cell_of
+from ..maze import ACTIONS, OPPOSITE, STAY, xy
+from ..maze import cell as cell_of
 from .planner import greedy_action
 from .seat import FLAG_ACTION, GnomeBrain
 
@@ -81,7 +81,7 @@ class PartnerBrain(GnomeBrain):
                 self.request = FLAG_ACTION[reading.flag]
                 self.guided = True
 
-    # What it says; the scripted people of tasks.gnomes.partners say it in their own ways.
+    # What it says; the scripted people below say it in their own ways.
     def text_answer(self, token, treasure, reading: lang.Reading) -> list[str]:
         return [lang.template_answer(token, treasure)]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from . import reader
-from .maze import ACTIONS, DOWN, LEFT, RIGHT, STAY, UP
+from ..maze import ACTIONS, DOWN, LEFT, RIGHT, STAY, UP
 
 FLAGS = ("stay", "right", "up", "left", "down", "Accept", "Reject", "Inquiry", "None")
 MOVE_FLAGS = FLAGS[:5]

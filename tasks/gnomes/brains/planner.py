@@ -29,7 +29,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .maze import ACTIONS, CELLS, DELTA, INBOUND, OPPOSITE, STAY, xy
+from ..maze import ACTIONS, CELLS, DELTA, INBOUND, OPPOSITE, STAY, xy
 
 SQRT2 = math.sqrt(2.0)
 REWARD_TREASURE = 20.0
