@@ -170,7 +170,7 @@ def _quantile(xs: list[float], q: float) -> float:
 def run(srv, is_real: bool, people: int, arrive: float, per_room: int, task: str, tmp: str, wait: float,
         before: bool = False) -> dict:
     from bots.study import setup as study_setup
-    from bots.study.concierge import build_concierge
+    from bots.concierge import build_concierge
     from bots.study.provision import read_env_file
     from tasks import get_task
 

@@ -19,7 +19,7 @@ import sys
 SUBCOMMANDS = {
     "serve": "bots.slurk.serve",
     "setup": "bots.study.setup",
-    "concierge": "bots.study.concierge",
+    "concierge": "bots.concierge.command",
     "logs": "bots.study.logs",
     "replay": "bots.study.replay",
     "merge": "bots.merge",

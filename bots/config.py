@@ -12,7 +12,7 @@ slurk:
   admin_token: ...               # better: SLURK_ADMIN_TOKEN; used by the study commands (setup, logs) only
 agent_users: {b: 9}              # agent seat -> Slurk user id shown as that seat (AGENT_USERS=b:9,c:10; written by
                                  # `setup` into bot.env). The task bot speaks for the agent under that user's name.
-concierge:                       # the waiting-room bot (bots.study.concierge)
+concierge:                       # the waiting-room bot (bots.concierge)
   token: ...                     # better: CONCIERGE_TOKEN
   user_id: 4                     # CONCIERGE_USER
   waiting_timeout: 600           # WAITING_TIMEOUT (also accepted as timers.waiting_timeout)

@@ -35,12 +35,12 @@ from aiohttp import web
 
 from bots.study import logs as study_logs
 from bots.study import setup as study_setup
-from bots.study.concierge import Backoff, ManualTimers, ThreadTimers, build_concierge, shown_name
+from bots.concierge import Backoff, ManualTimers, ThreadTimers, build_concierge, shown_name
 from bots.study.provision import PERSON_PERMISSIONS, login_link
 from tests.test_study_concierge import WAIT, Person, Study, listener, rooms_of, wait_until
 
 FAST = dict(retry_base=0.2, retry_cap=1.0)  # the concierge's back-off in these tests (seconds)
-JITTER = 0.2                                # bots.study.concierge.RETRY_JITTER
+JITTER = 0.2                                # bots.concierge.retries.RETRY_JITTER
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -523,10 +523,10 @@ def test_every_failure_of_the_server_is_retried_a_limited_number_of_times(slurk_
 
 def test_the_socket_stops_reconnecting_after_its_limit(slurk_double, tmp_path, stop_later, monkeypatch):
     """python-socketio's reconnection loop is bounded too: when it gives up, the concierge stops with an error."""
-    from bots.study import concierge as concierge_module
+    from bots.concierge import socket_events
     from tests.conftest import SlurkServer
 
-    monkeypatch.setattr(concierge_module, "RECONNECT_LIMIT", 2)
+    monkeypatch.setattr(socket_events, "RECONNECT_LIMIT", 2)
     srv = SlurkServer(slurk_double.url, slurk_double.admin_token, etag=False, is_real=False, double=slurk_double)
     study = Study(srv, tmp_path, participants=1, people_per_room=2)
     proxy = FaultyProxy(srv.url).start()

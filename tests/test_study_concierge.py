@@ -1,4 +1,4 @@
-"""The waiting-room bot (bots/study/concierge.py) over real sockets and real HTTP: against the Slurk test double with
+"""The waiting-room bot (bots/concierge/) over real sockets and real HTTP: against the Slurk test double with
 ETags off and on, and against a real Slurk when SLURK_TEST_URL / SLURK_TEST_ADMIN_TOKEN are set.
 
 The study is provisioned with `setup` (travel). People are real python-socketio clients that log in with their
@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from bots.study import setup as study_setup
-from bots.study.concierge import Concierge, ManualTimers, build_concierge
+from bots.concierge import Concierge, ManualTimers, build_concierge
 from bots.study.provision import read_env_file
 from tests.slurk_double.recorder import SocketRecorder
 

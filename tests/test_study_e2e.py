@@ -18,7 +18,7 @@ import time
 from bots.config import load_config
 from bots.slurk.runtime import SlurkBot
 from bots.study import logs as study_logs
-from bots.study.concierge import ManualTimers
+from bots.concierge import ManualTimers
 from bots.study.replay import replay_paths
 from tasks import get_task
 from tests.page_views import page_views

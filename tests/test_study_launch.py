@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from bots.study.concierge import ManualTimers, build_concierge
+from bots.concierge import ManualTimers, build_concierge
 from tests.test_attacks_concierge import FAST, FakeClock, FaultyProxy
 from tests.test_study_concierge import Study, rooms_of, stop_later, wait_until  # noqa: F401 (fixture)
 

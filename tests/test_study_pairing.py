@@ -29,7 +29,7 @@ def test_people_leave_the_waiting_room_before_they_join_the_game_room(slurk_serv
 def test_a_move_that_fails_after_the_leave_puts_people_back_in_the_waiting_room(slurk_server, tmp_path, stop_later):
     """Slurk fails the add to the game room (after the person left the waiting room): they are put back into the
     waiting room, keep their place in the queue, and get a room once Slurk answers again."""
-    from bots.study.concierge import ManualTimers, build_concierge
+    from bots.concierge import ManualTimers, build_concierge
     from tests.test_attacks_concierge import FAST, FaultyProxy
 
     study = Study(slurk_server, tmp_path, participants=2, people_per_room=2)
