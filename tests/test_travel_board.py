@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from tasks.travel.board import (ROOM_NAMES, Board, all_tours, edge, is_valid_tour, normalize_tour, optimality_ratio,
-                                parse_rooms, percentile_rank)
+from tasks.travel.board import ROOM_NAMES, Board, all_tours, edge, is_valid_tour, normalize_tour, percentile_rank
+from tasks.travel.parse import parse_rooms
+from tasks.travel.solver import optimality_ratio
 from tasks.travel.generator import PRESET_BOARDS, generate_board
 
 B1 = PRESET_BOARDS[0]

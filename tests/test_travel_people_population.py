@@ -1,4 +1,4 @@
-"""The scripted partner population of travel (tasks/travel/brains/partners.py) and the generic `--population`
+"""The scripted partner population of travel (tasks/travel/brains/people.py) and the generic `--population`
 evaluation (bots/local.py): each partner type shows its trait, the solver agent completes against all of them, and
 the CLI prints one row per partner type."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from bots import local
 from tasks import get_task
 from tasks.travel.board import Board
 from tasks.travel.brains import SolverBrain
-from tasks.travel.brains.partners import COOPERATIVE, PARTNERS, UNCOOPERATIVE
+from tasks.travel.brains.people import COOPERATIVE, PARTNERS, UNCOOPERATIVE
 from tasks.travel.brains.reader import read
 
 from .test_travel_brains import moves

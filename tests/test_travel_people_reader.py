@@ -7,7 +7,7 @@ import random
 import pytest
 
 from tasks.travel.brains.knowledge import Knowledge
-from tasks.travel.brains.partners import PARTNERS
+from tasks.travel.brains.people import PARTNERS
 from tasks.travel.brains.reader import read
 
 from .test_travel_game import Room

@@ -9,10 +9,9 @@ from __future__ import annotations
 import bisect
 import itertools
 import random
-import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Iterable, Iterator, Mapping, Optional, Sequence, Union
+from typing import Iterator, Mapping, Optional, Sequence, Union
 
 SEATS = ("light", "ghost")
 
@@ -59,11 +58,9 @@ def _build_aliases() -> dict[str, str]:
     return aliases
 
 
-# Lower-case phrase -> letter, for parse_rooms.
+# Lower-case phrase -> letter, for parse_rooms (parse.py).
 ROOM_ALIASES: dict[str, str] = _build_aliases()
-_MAX_ALIAS_WORDS = max(len(a.split()) for a in ROOM_ALIASES)
-# Words people put between rooms ("L then K and back to L"); checked after names, before letter runs.
-_FILLER = {"the", "then", "and", "back", "via", "to", "go", "from"}
+
 
 
 def edge(u: str, v: str) -> tuple[str, str]:
@@ -71,6 +68,12 @@ def edge(u: str, v: str) -> tuple[str, str]:
     if u == v:
         raise ValueError(f"no hallway leads from {u} to itself")
     return (u, v) if u < v else (v, u)
+
+
+def edge_key(e: Sequence[str]) -> str:
+    """JSON key of a hallway: "A-B" with the letters sorted (the key used in views and logs)."""
+    u, v = edge(e[0], e[1])
+    return f"{u}-{v}"
 
 
 def _edge_key(key: Union[str, Sequence[str]]) -> tuple[str, str]:
@@ -312,91 +315,3 @@ def percentile_rank(board: Board, tour: Union[str, Sequence[str]], *, sample: in
     scores, _exact = _sorted_cycle_scores(board, sample, seed)
     s = board.score(tour)
     return 100.0 * bisect.bisect_right(scores, s) / len(scores)
-
-
-def optimality_ratio(board: Board, tour: Union[str, Sequence[str]]) -> float:
-    """Joint score of `tour` divided by the joint optimum (1.0 for an optimal tour)."""
-    from .solver import best_tour  # late import: solver imports this module
-
-    ok, reason = is_valid_tour(board, tour)
-    if not ok:
-        raise ValueError(reason)
-    _, best = best_tour(board.joint_weights, board.rooms, board.start)
-    return board.score(tour) / best if best else 1.0
-
-
-# -- parsing what people type -----------------------------------------------------------------------------------
-
-_SPLIT = re.compile(r"[\s\-\u2013\u2014>\u2192<,;:/|.()\[\]{}\"+*&=]+")
-
-
-def _allowed(board: Union[Board, Iterable[str], None]) -> tuple[str, ...]:
-    if board is None:
-        return tuple(ROOM_NAMES)
-    if isinstance(board, Board):
-        return board.rooms
-    return tuple(str(r).upper() for r in board)
-
-
-def _not_here(letter: str, allowed: Sequence[str]) -> ValueError:
-    where = f" (rooms here: {', '.join(allowed)})"
-    desc = ROOM_NAMES.get(letter)
-    if desc:
-        return ValueError(f"room {letter} ({desc}) is not in this house{where}")
-    return ValueError(f"room {letter} is not in this house{where}")
-
-
-def _parse_text(text: str, allowed: Sequence[str]) -> list[str]:
-    raw = [w for w in _SPLIT.split(text.replace("\u2019", "'")) if w]
-    words = [w.strip("'").lower() for w in raw]
-    raw = [w.strip("'") for w in raw]
-    allowed_set = set(allowed)
-    out: list[str] = []
-    i = 0
-    while i < len(words):
-        if not words[i]:
-            i += 1
-            continue
-        # Longest room name first, so "wine cellar" is one room and "play room" is not "play" + "room".
-        for k in range(min(_MAX_ALIAS_WORDS, len(words) - i), 0, -1):
-            letter = ROOM_ALIASES.get(" ".join(words[i:i + k]))
-            if letter:
-                if letter not in allowed_set:
-                    raise _not_here(letter, allowed)
-                out.append(letter)
-                i += k
-                break
-        else:
-            w, r = words[i], raw[i]
-            i += 1
-            if w in _FILLER and not (r.isupper() and len(r) > 1 and all(c in allowed_set for c in w.upper())):
-                continue  # "then", "to"... unless typed as capitals that are all rooms here ("THE" = T, H, E)
-            if not w.isalpha() or not w.isascii():
-                raise ValueError(f"unknown room {r!r} (rooms here: {', '.join(allowed)})")
-            letters = list(w.upper())
-            if len(letters) == 1 or r.isupper() or all(c in allowed_set for c in letters):
-                # A letter or a run of letters ("LKB"); upper case is read as letters even if one is wrong.
-                for c in letters:
-                    if c not in allowed_set:
-                        raise _not_here(c, allowed)
-                out.extend(letters)
-            else:
-                raise ValueError(f"unknown room {r!r} (rooms here: {', '.join(allowed)})")
-    return out
-
-
-def parse_rooms(text_or_list: Union[str, Sequence[str]], board: Union[Board, Iterable[str], None] = None) -> list[str]:
-    """Room letters from what a person typed: "L K B", "L-K-B", "LKB", "l, k, b", ["L", "kitchen"], "living room
-    then kitchen". Case-insensitive; full room names map to letters. Raises ValueError naming the unknown room.
-    `board` limits the rooms to that house (a Board or a list of letters; None allows every ROOM_NAMES room)."""
-    allowed = _allowed(board)
-    if isinstance(text_or_list, str):
-        items: list = [text_or_list]
-    else:
-        items = list(text_or_list)
-    out: list[str] = []
-    for item in items:
-        if not isinstance(item, str):
-            raise ValueError(f"rooms must be given as text, not {item!r}")
-        out.extend(_parse_text(item, allowed))
-    return out

@@ -35,20 +35,14 @@ from typing import Optional, Sequence
 from tasks.core import Context, Game, ProposalCycle, RuleError, SubmitGate, TurnBudget
 from tasks.core.offers import answer_id, check_answer
 
-from .board import ROOM_NAMES, Board, edge, is_valid_tour, normalize_tour, parse_rooms, percentile_rank
-from .generator import PRESET_BOARDS, generate_board, human_study_sequence
-from .solver import DP_HARD_MAX_FREE, best_tour, best_tours
+from .board import ROOM_NAMES, Board, edge, edge_key, normalize_tour
+from .generator import generate_instance
+from .metrics import tour_outcome
+from .parse import edges_arg, rooms_arg, tour_arg
 
 SEAT_NAMES = {"light": "Light", "ghost": "Ghost"}
 FREE_COMMANDS = ("share", "submit", "withdraw")
 RULES = ("ours", "paper")
-S90_PERCENTILE = 90.0  # S90: a correct tour whose percentile score (0-100, "<=" rule) is over 90
-
-
-def edge_key(e: Sequence[str]) -> str:
-    """JSON key of a hallway: "A-B" with the letters sorted (the key used in views and logs)."""
-    u, v = edge(e[0], e[1])
-    return f"{u}-{v}"
 
 
 def fmt_path(path: Sequence[str]) -> str:
@@ -95,16 +89,7 @@ class TravelGame(Game):
 
     @classmethod
     def generate(cls, seed: int, options: dict) -> dict:
-        """The board (from the options) with its optimum: computed once here, so a logged instance carries it."""
-        board, board_id = _make_board(seed, options)
-        b = board
-        if b.n - 1 <= DP_HARD_MAX_FREE:
-            tours, value = best_tours(b.joint_weights, b.rooms, b.start, distinct_cycles=True, limit=20)
-        else:
-            tour, value = best_tour(b.joint_weights, b.rooms, b.start)
-            tours = [tour]
-        return {"board": board.to_json(), "board_id": board_id, "optimum": int(round(value)),
-                "optimal_tours": [list(t) for t in tours], "turn_limit": options.get("turn_limit", 15)}
+        return generate_instance(seed, options)
 
     def private_parts(self, seat: str) -> list:
         """The seat's coins on the hallways it never shared (its shared coins are the partner's to see)."""
@@ -209,27 +194,8 @@ class TravelGame(Game):
         return {k: f[k] for k in keys}
 
     def _outcome(self, status: str) -> dict:
-        """Metrics of the submitted tours (identical / correct / optimal), for the results and the final view."""
-        b = self.board
-        subs = {s: self.gate.submitted.get(s) for s in self.seats}
-        both = all(subs.values())
-        identical = both and len({self._canon(t) for t in subs.values()}) == 1
-        tour = list(subs[self.seats[0]]) if identical else None
-        correct = bool(identical and is_valid_tour(b, tour)[0])
-        score = b.score(tour) if correct else 0
-        optimal = correct and score == self.optimum
-        percentile = round(percentile_rank(b, tour), 2) if correct else 0.0
-        return {
-            "status": status,
-            "identical": bool(identical), "correct": correct, "optimal": bool(optimal),
-            "score": int(score), "optimum": self.optimum,
-            "ratio": round(score / self.optimum, 4) if self.optimum else 0.0,
-            "percentile": percentile,
-            # S90 (the paper's human study): a correct tour whose percentile score is over 90, optimal or not
-            "s90": bool(correct and percentile > S90_PERCENTILE),
-            "tour": tour, "optimal_tour": list(self.optimal_tours[0]),
-            "submitted": {s: (list(t) if t else None) for s, t in subs.items()},
-        }
+        return tour_outcome(self.board, {s: self.gate.submitted.get(s) for s in self.seats}, self.optimum,
+                            self.optimal_tours[0], status)
 
     def results(self) -> dict:
         """Called by the match when the game ends (also on timeouts the match decides); the final view shows it."""
@@ -291,15 +257,6 @@ class TravelGame(Game):
     def _agreed_complete(self) -> bool:
         return len(self.agreed) == self.board.n + 1 and self.agreed[-1] == self.board.start
 
-    def _rooms(self, args: Sequence[str]) -> list[str]:
-        try:
-            rooms = parse_rooms(list(args), self.board)
-        except ValueError as exc:
-            raise RuleError(f"{str(exc)[:1].upper()}{str(exc)[1:]}.") from None
-        if not rooms:
-            raise RuleError("Name at least one room.")
-        return rooms
-
     def _check_path(self, path: list[str], extension: bool) -> list[str]:
         """Validate a path from the start room; close it when it visits every room. Returns the path."""
         b = self.board
@@ -341,32 +298,6 @@ class TravelGame(Game):
             kind = "revise"
         return path, kind
 
-    def _edges_arg(self, seat: str, args: Sequence[str]) -> list[str]:
-        if not args:
-            raise RuleError("Usage: /share L-K [B-A ...] or /share all")
-        if len(args) == 1 and args[0].lower() == "all":
-            return [edge_key(e) for e in self.board.edges]
-        out = []
-        for token in " ".join(args).replace(",", " ").split():
-            parts = token.split("-") if "-" in token else (list(token) if len(token) == 2 else [token])
-            if len(parts) != 2 or not all(parts):
-                raise RuleError(f"{token!r} is not a hallway; write it as two rooms like L-K (or /share all).")
-            a, c = self._rooms([parts[0]]), self._rooms([parts[1]])
-            if len(a) != 1 or len(c) != 1 or a[0] == c[0]:
-                raise RuleError(f"{token!r} is not a hallway; write it as two rooms like L-K.")
-            out.append(edge_key((a[0], c[0])))
-        return list(dict.fromkeys(out))
-
-    def _tour_arg(self, args: Sequence[str]) -> list[str]:
-        b = self.board
-        tour = self._rooms(args)
-        if len(tour) == b.n and len(set(tour)) == b.n and tour[0] == b.start:
-            tour = tour + [b.start]
-        ok, reason = is_valid_tour(b, tour)
-        if not ok:
-            raise RuleError(f"That is not a complete tour: {reason}.")
-        return tour
-
     def _after_agreement(self, ctx: Context) -> None:
         """A new agreed path makes submissions that contradict it stale: withdraw them (they can be re-submitted).
         Not under independent submissions (paper rules): there a submission stands until its seat changes it."""
@@ -394,7 +325,7 @@ class TravelGame(Game):
         """/propose K or /propose L K B ...: propose the next room(s), or a path from the start (a revision or a full tour)"""
         if not args:
             raise RuleError("Usage: /propose K (the next room) or /propose L K B ... (a path or tour from the start).")
-        path, kind = self._proposed_path(self._rooms(args))
+        path, kind = self._proposed_path(rooms_arg(args, self.board))
         self._charge(ctx, seat)
         prop, replaced = self.proposals.propose(seat, {"path": path, "kind": kind})
         self.proposal_count[seat] += 1
@@ -458,7 +389,7 @@ class TravelGame(Game):
         if len(self.agreed) <= 1:
             raise RuleError(f"Nothing to undo: the agreed path is just {self.board.start}.")
         if args:
-            rooms = self._rooms(args)
+            rooms = rooms_arg(args, self.board)
             if len(rooms) != 1:
                 raise RuleError("Usage: /undo K, with K a room on the agreed path.")
             k = rooms[0]
@@ -484,7 +415,7 @@ class TravelGame(Game):
         self._begin(ctx, seat)
         if self.rules == "paper":
             raise RuleError("There is no /share in this game: tell your partner your coins in the chat.")
-        keys = [k for k in self._edges_arg(seat, args) if k not in self.shared[seat]]
+        keys = [k for k in edges_arg(args, self.board) if k not in self.shared[seat]]
         if not keys:
             raise RuleError("You have already shared those coins.")
         self.shared[seat].extend(keys)
@@ -497,7 +428,7 @@ class TravelGame(Game):
         """/submit or /submit L K B ... L: submit the agreed tour (or that tour); the game ends when both submitted the same"""
         self._begin(ctx, seat)
         if args:
-            tour = self._tour_arg(args)
+            tour = tour_arg(args, self.board)
         elif self._agreed_complete():
             tour = list(self.agreed)
         else:
@@ -555,23 +486,3 @@ class TravelGame(Game):
             subs = ", ".join(f"{SEAT_NAMES[s]} {fmt_path(t)}" for s, t in self.gate.submitted.items())
             ctx.say(f"Both have submitted, but different tours ({subs}), so the game ends without a common tour. "
                     f"The best possible was {f['optimum']} coins, e.g. {fmt_path(f['optimal_tour'])}.")
-
-
-def _make_board(seed: int, o: dict) -> tuple[Board, str]:
-    if o.get("board"):
-        board = Board.from_json(o["board"])
-        return board, board.name or "custom"
-    kind = o.get("boards", "preset")
-    if kind == "preset":
-        index = o.get("index")
-        i = (seed if index is None else int(index)) % len(PRESET_BOARDS)
-        return PRESET_BOARDS[i], f"preset-{i + 1}"
-    if kind == "generated":
-        n = int(o.get("rooms", 6))
-        board = generate_board(n, seed, wmin=int(o.get("wmin", 1)), wmax=int(o.get("wmax", 10)),
-                               require_greedy_fails=bool(o.get("greedy_fails", False)))
-        return board, f"generated-{n}-{seed}"
-    if kind in ("human", "tutorial"):
-        tutorial, game = human_study_sequence(seed)
-        return (game, f"human-{seed}") if kind == "human" else (tutorial, f"tutorial-{seed}")
-    raise ValueError(f"unknown boards option {kind!r}; use preset, generated, human or tutorial")

@@ -23,7 +23,7 @@ import random
 from typing import Mapping, Optional, Sequence
 
 from .board import ROOM_NAMES, Board, edge, normalize_tour
-from .solver import best_tour, best_tours
+from .solver import DP_HARD_MAX_FREE, best_tour, best_tours
 
 # -- the paper's self-play boards (GAME/supplementary/boards/boards_6.json, Table 7), re-typed as data ------------
 
@@ -207,3 +207,38 @@ def human_study_sequence(seed: int) -> list[Board]:
     game = generate_board(6, seed, 1, 10, rooms=HUMAN_GAME_ROOMS, require_distinct_optima=True,
                           require_greedy_fails=True)
     return [tutorial, game]
+
+
+# -- a game's instance ------------------------------------------------------------------------------------------
+
+def _make_board(seed: int, o: dict) -> tuple[Board, str]:
+    if o.get("board"):
+        board = Board.from_json(o["board"])
+        return board, board.name or "custom"
+    kind = o.get("boards", "preset")
+    if kind == "preset":
+        index = o.get("index")
+        i = (seed if index is None else int(index)) % len(PRESET_BOARDS)
+        return PRESET_BOARDS[i], f"preset-{i + 1}"
+    if kind == "generated":
+        n = int(o.get("rooms", 6))
+        board = generate_board(n, seed, wmin=int(o.get("wmin", 1)), wmax=int(o.get("wmax", 10)),
+                               require_greedy_fails=bool(o.get("greedy_fails", False)))
+        return board, f"generated-{n}-{seed}"
+    if kind in ("human", "tutorial"):
+        tutorial, game = human_study_sequence(seed)
+        return (game, f"human-{seed}") if kind == "human" else (tutorial, f"tutorial-{seed}")
+    raise ValueError(f"unknown boards option {kind!r}; use preset, generated, human or tutorial")
+
+
+def generate_instance(seed: int, options: dict) -> dict:
+    """The board (from the options) with its optimum: computed once here, so a logged instance carries it."""
+    board, board_id = _make_board(seed, options)
+    b = board
+    if b.n - 1 <= DP_HARD_MAX_FREE:
+        tours, value = best_tours(b.joint_weights, b.rooms, b.start, distinct_cycles=True, limit=20)
+    else:
+        tour, value = best_tour(b.joint_weights, b.rooms, b.start)
+        tours = [tour]
+    return {"board": board.to_json(), "board_id": board_id, "optimum": int(round(value)),
+            "optimal_tours": [list(t) for t in tours], "turn_limit": options.get("turn_limit", 15)}

@@ -17,11 +17,41 @@ on identical tours); under rules=paper the submissions are independent, as in th
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional, Sequence
 
 from tasks.core.llm_acts import llm_columns
 
+from .board import Board, is_valid_tour, normalize_tour, percentile_rank
+
 AGENT_SEAT, PERSON_SEAT = "ghost", "light"  # the paper's human study: BOT = ghost world, USER (person) = light world
+
+
+S90_PERCENTILE = 90.0  # S90: a correct tour whose percentile score (0-100, "<=" rule) is over 90
+
+
+def tour_outcome(b: Board, subs: dict[str, Optional[Sequence[str]]], optimum: int, optimal_tour: Sequence[str],
+                 status: str) -> dict:
+    """Metrics of the submitted tours (seat -> tour or None; identical / correct / optimal), for a game's results
+    and its final view."""
+    seats = list(subs)
+    both = all(subs.values())
+    identical = both and len({normalize_tour(t, b.start) for t in subs.values()}) == 1
+    tour = list(subs[seats[0]]) if identical else None
+    correct = bool(identical and is_valid_tour(b, tour)[0])
+    score = b.score(tour) if correct else 0
+    optimal = correct and score == optimum
+    percentile = round(percentile_rank(b, tour), 2) if correct else 0.0
+    return {
+        "status": status,
+        "identical": bool(identical), "correct": correct, "optimal": bool(optimal),
+        "score": int(score), "optimum": optimum,
+        "ratio": round(score / optimum, 4) if optimum else 0.0,
+        "percentile": percentile,
+        # S90 (the paper's human study): a correct tour whose percentile score is over 90, optimal or not
+        "s90": bool(correct and percentile > S90_PERCENTILE),
+        "tour": tour, "optimal_tour": list(optimal_tour),
+        "submitted": {s: (list(t) if t else None) for s, t in subs.items()},
+    }
 
 
 def _mean(xs: Iterable[float]) -> float:

@@ -21,11 +21,11 @@ import time
 import warnings
 from dataclasses import asdict, dataclass
 from operator import add
-from typing import Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence, Union
 
 import networkx as nx
 
-from .board import Board, edge
+from .board import ROOM_NAMES, Board, edge, is_valid_tour
 
 NEG = float("-inf")
 DP_MAX_ROOMS = 15  # auto uses dp up to this many rooms in the open subproblem (start + free rooms)
@@ -58,8 +58,6 @@ class SolveInfo:
 def board_graph(board: Board, seat: Optional[str] = None) -> nx.Graph:
     """The board as a complete networkx graph. `weight` is the joint coins (or `seat`'s coins if given); every
     seat's own coins are also stored under the seat name, and each node carries its room description."""
-    from .board import ROOM_NAMES
-
     g = nx.Graph(start=board.start, name=board.name)
     for r in board.rooms:
         g.add_node(r, description=ROOM_NAMES.get(r, r))
@@ -480,3 +478,12 @@ def best_tours(weights: Mapping[tuple[str, str], float], rooms: Sequence[str], s
         tours = kept
     tours.sort()
     return tours, best
+
+
+def optimality_ratio(board: Board, tour: Union[str, Sequence[str]]) -> float:
+    """Joint score of `tour` divided by the joint optimum (1.0 for an optimal tour)."""
+    ok, reason = is_valid_tour(board, tour)
+    if not ok:
+        raise ValueError(reason)
+    _, best = best_tour(board.joint_weights, board.rooms, board.start)
+    return board.score(tour) / best if best else 1.0

@@ -16,7 +16,7 @@ SPEC = TaskSpec(
                          (("boards", "preset"),), "optimal %", "percent"),
                Benchmark("baseline pair, preset boards", ("baseline", "baseline"), (("boards", "preset"),),
                          "optimal %", "percent")),
-    population=("light", tuple(n for n in BRAINS if n.startswith("person-"))),  # scripted people (brains/partners.py)
+    population=("light", tuple(n for n in BRAINS if n.startswith("person-"))),  # scripted people (brains/people.py)
     summarize=metrics.summarize,
     per_game_columns=("identical", "correct", "optimal", "s90", "score", "optimum", "percentile", "turns",
                       "turns_by_seat", "rules"),

@@ -6,12 +6,7 @@ Inputs per variant (the paper's Fig. 4):
     state-tracking   own + partner world state, Visited / Remaining instead of the history
     problem-solving  + the intermediate best path (IBP) from the exact solver
 The prompts are our own wording. Output: one JSON object {"thought", "actions": [{"type", "args"}], "message"} checked
-against the seat's action schema (`action_schema`: written once per seat from its rooms, sent as a structured-output
-request and used to validate the answer; strings and lists are bounded, so the client can size max_tokens). Every action is mapped onto game commands on its own, so one
-bad action does not drop the others: suggest -> /propose, agree-inner -> /agree (when it matches the partner's open
-proposal), reject -> /reject, visit -> /agree when the partner proposed that room (else nothing: the game applies
-agreements itself), end -> /submit <tour>, inform -> /share of the hallways it names (the game reveals the true
-coins) plus chat, ask and message -> chat. Hallways are normalised, so (B, E) and (E, B) are the same.
+against the seat's action schema and mapped onto game commands action by action (llm_actions.py).
 
 Differences from the paper, on purpose: the agreed path is the game's (both agents see the same Visited); the
 partner world state is keyed by normalised hallways and overwritten, never added; the IBP uses the partner coins
@@ -49,74 +44,13 @@ from typing import Optional, Sequence
 
 from tasks.core import Brain, ChatShown, Message, View
 
-from ..board import ROOM_NAMES, edge, parse_rooms
+from ..board import edge
 from ..solver import best_tour
+from . import our_prompts as our
 from . import paper_prompts as paper
 from . import reader as rule_reader
+from .llm_actions import MAX_GROUNDED, action_schema, grounding_schema, plan_moves
 from .solver_brain import SolverBrain, ekey, key_edge
-
-ACTION_TYPES = ("suggest", "agree-inner", "agree-outer", "reject", "visit", "end", "ask", "inform")
-
-THOUGHT_CHARS = 100   # the private reasoning, kept short: small models otherwise ramble to max_tokens
-MESSAGE_CHARS = 200   # one chat line to the partner
-MAX_ACTIONS = 3
-MAX_GROUNDED = 4      # hallways read from one message
-
-
-def action_schema(rooms: Sequence[str]) -> dict:
-    """The turn's answer: a short thought, up to MAX_ACTIONS actions whose args are room letters of this house (a
-    path, a tour, or two letters per hallway), and a message. Written once per seat; bounded throughout."""
-    room = {"type": "string", "enum": list(rooms)}
-    return {
-        "title": "turn",
-        "type": "object",
-        "properties": {
-            "thought": {"type": "string", "maxLength": THOUGHT_CHARS},
-            "actions": {
-                "type": "array", "maxItems": MAX_ACTIONS,
-                "items": {
-                    "type": "object",
-                    "properties": {"type": {"type": "string", "enum": list(ACTION_TYPES)},
-                                   "args": {"type": "array", "items": room, "maxItems": max(len(rooms) + 1, 6)}},
-                    "required": ["type", "args"],
-                    "additionalProperties": False,
-                },
-            },
-            "message": {"type": "string", "maxLength": MESSAGE_CHARS},
-        },
-        "required": ["thought", "actions", "message"],
-        "additionalProperties": False,
-    }
-
-
-def grounding_schema(rooms: Sequence[str], wmin: int, wmax: int, max_items: int = MAX_GROUNDED) -> dict:
-    """What the grounding module reads from one partner message: the partner's own coins per hallway (room
-    letters of this house, coins in the game's range). Written once per seat; bounded throughout."""
-    room = {"type": "string", "enum": list(rooms)}
-    return {
-        "title": "reading",
-        "type": "object",
-        "properties": {
-            "thought": {"type": "string", "maxLength": 60},
-            "coins": {
-                "type": "array", "maxItems": max_items,
-                "items": {
-                    "type": "object",
-                    "properties": {"hallway": {"type": "array", "items": room, "minItems": 2, "maxItems": 2},
-                                   "coins": {"type": "integer", "enum": list(range(int(wmin), int(wmax) + 1))}},
-                    "required": ["hallway", "coins"],
-                    "additionalProperties": False,
-                },
-            },
-        },
-        "required": ["thought", "coins"],
-        "additionalProperties": False,
-    }
-
-
-# The schemas for the paper's preset house (documentation and simple fakes; brains build their own per seat).
-ACTION_SCHEMA = action_schema(list("LEBKCA"))
-GROUNDING_SCHEMA = grounding_schema(list("LEBKCA"), 1, 10)
 
 VARIANTS = {
     "baseline": {"partner_ws": False, "history": True, "state": False, "ibp": False},
@@ -124,9 +58,6 @@ VARIANTS = {
     "state-tracking": {"partner_ws": True, "history": False, "state": True, "ibp": False},
     "problem-solving": {"partner_ws": True, "history": False, "state": True, "ibp": True},
 }
-
-COMMAND_ORDER = {"share": 0, "reject": 1, "agree": 2, "propose": 3, "submit": 4}
-
 
 OBSERVATION_CHARS = 160  # the game's announcements are long (the welcome); the state lines carry the facts
 
@@ -142,21 +73,6 @@ def _flag(value) -> bool:
     if isinstance(value, str):
         return value.strip().lower() not in ("0", "false", "no", "off", "")
     return bool(value)
-
-
-def _flatten(args) -> list:
-    out = []
-    for a in args if isinstance(args, (list, tuple)) else [args]:
-        if isinstance(a, (list, tuple)):
-            out.extend(_flatten(a))
-        else:
-            out.append(a)
-    return out
-
-
-def _strip_list_text(s: str) -> str:
-    """Accept '["L", "K"]' or "L-K" as text."""
-    return s.replace("[", " ").replace("]", " ").replace('"', " ").replace("'", " ").replace(",", " ")
 
 
 class LLMBrain(Brain):
@@ -392,100 +308,20 @@ class LLMBrain(Brain):
         if self._gprefix is None and self.paper_style:
             self._gprefix = [{"role": "system", "content": paper.grounding_system(self.name, self.view)}]
         if self._gprefix is None:
-            v = self.view
-            rooms = [r["id"] for r in v["rooms"]]
-            wmin, wmax = v.get("coin_range") or (1, 10)
-            names = ", ".join(f"{r} = {ROOM_NAMES.get(r, r)}" for r in rooms)
-            system = (
-                "You keep track of the coins one player has revealed in a cooperative route-planning game. Rooms "
-                f"(letter = name): {names}. Every pair of rooms is joined by a hallway, and every player has their "
-                f"own number of coins ({wmin}-{wmax}) on each hallway. You get one message by the player, the coins "
-                "of that player you already know, and the room where the agreed path currently ends (for phrases "
-                "like 'from there'). List only coins the player states as their OWN and that are new or changed; "
-                "never sums of both players. Hallways are undirected; use room letters. Answer with JSON: "
-                '{"thought": "...", "coins": [{"hallway": ["L", "K"], "coins": 5}]}; an empty list when nothing '
-                "is new.")
-            a, b, c = rooms[0], rooms[1], rooms[2]
-            lo, hi = int(wmin), int(wmax)
-            x, y = min(hi, lo + 3), lo
-            user = (f"[Message]: My coins: {ekey((b, c))} is {x}, and from there to {a} I have {y}.\n"
-                    f"[Known]: nothing yet\n[Loc]: {a}")
-            answer = {"thought": f"{ekey((b, c))} is {x}; 'from there' is from {c}, so {ekey((a, c))} is {y}.",
-                      "coins": [{"hallway": [b, c], "coins": x}, {"hallway": [c, a], "coins": y}]}
-            self._gprefix = [{"role": "system", "content": system}, {"role": "user", "content": user},
-                             {"role": "assistant", "content": json.dumps(answer, ensure_ascii=False)}]
+            self._gprefix = our.grounding_prefix(self.view)
         return list(self._gprefix)
 
     # ------------------------------------------------------------------------------------------------------------
     # prompts
 
     def _example(self) -> list[dict]:
-        """One worked example of a turn (made-up coins, this house's letters): part of the stable prefix."""
-        v = self.view
-        rooms = [r["id"] for r in v["rooms"]]
-        a, b, c = rooms[0], rooms[1], rooms[2]
-        wmin, wmax = v.get("coin_range") or (1, 10)
-
-        def w(x: int) -> int:
-            return max(int(wmin), min(int(wmax), x))
-
-        own = (f"(example; made-up coins: your own {ekey((a, c))} is {w(6)})" if self.stable_prefix else
-               f"(example with made-up coins)\n[World-state-own]: {ekey((a, b))}: {w(2)}, {ekey((a, c))}: {w(6)}, "
-               f"{ekey((b, c))}: {w(3)}")
-        user = f"{own}\n[Open-proposal]: none\n[Observation]: Partner: Hi! I have {w(5)} coins on {ekey((a, c))}."
-        answer = {"thought": f"{ekey((a, c))} is rich for both of us: suggest it and share my coins there.",
-                  "actions": [{"type": "suggest", "args": [a, c]}, {"type": "inform", "args": [a, c]}],
-                  "message": f"Nice, I have {w(6)} on {ekey((a, c))} too. Shall we go from {a} to {c} first?"}
-        return [{"role": "user", "content": user},
-                {"role": "assistant", "content": json.dumps(answer, ensure_ascii=False)}]
+        return our.turn_example(self.view, self.stable_prefix)
 
     def _system_prompt(self) -> str:
-        v = self.view
-        rooms = [r["id"] for r in v["rooms"]]
-        start = v["start"]
-        wmin, wmax = v.get("coin_range") or (1, 10)
-        world = v["world"]
-        other = "ghost" if world == "light" else "light"
-        limit = v.get("turn_limit")
-        room_list = ", ".join(f"{r} {ROOM_NAMES.get(r, r)}" for r in rooms)
-        inputs = [] if self.stable_prefix else ["[World-state-own] your coins on every hallway"]
-        if self.variant["partner_ws"]:
-            inputs.append("[World-state-partner] your partner's coins revealed so far")
-        if self.variant["history"]:
-            inputs.append("[History] your actions in earlier turns")
-        if self.variant["state"]:
-            inputs.append("[Visited] the agreed path so far")
-            inputs.append(f"[Remaining] the rooms still to visit ({start} stays until the tour is closed)")
-        if self.variant["ibp"]:
-            inputs.append("[IBP] the intermediate best path: the best full tour that begins with [Visited], computed "
-                          "by an exact solver from your coins plus the partner's known ones; use it as your "
-                          "reference when you suggest rooms or ask about coins")
-        inputs.append("[Open-proposal] the proposal waiting for an answer, and who made it")
-        inputs.append("[Observation] what your partner wrote and the game announced since your last turn")
-        turn_rule = f"At most {limit} turns each: " if limit else ""
-        return (
-            f"You are an adventurer in a house with {len(rooms)} rooms: {room_list}. You live in the {world} world, "
-            f"your partner in the {other} world. Every two rooms are joined by a hallway holding {wmin}-{wmax} coins "
-            "in each world; you see only your own world's coins. Together you agree on ONE round trip from "
-            f"{start} through every other room exactly once and back to {start}. You collect the coins of BOTH worlds "
-            "on every hallway you walk, so the best tour depends on coins you cannot see: talk about them. The game "
-            f"keeps one agreed path from {start}: either of you proposes the next room(s) or a whole tour, the other "
-            "agrees or rejects; when the agreed path is a complete tour, both submit it. "
-            f"{turn_rule}be efficient.\n"
-            "Each turn you get: " + "; ".join(inputs) + ".\n"
-            "Answer with one JSON object {\"thought\": \"your private reasoning\", \"actions\": [{\"type\": ..., "
-            "\"args\": [...]}], \"message\": \"what you say to your partner\"}. Action types: suggest (args: the "
-            f"rooms of a path, e.g. [\"{start}\", \"K\"], or a whole tour); agree-inner (accept your partner's open "
-            "proposal); reject (decline it); visit (args: [room], the room agreed next); end (submit; args: the full "
-            f"tour from and back to {start}); ask (ask for your partner's coins; args: two rooms per hallway, e.g. "
-            "[\"L\", \"K\"]); inform (reveal your coins; args: two rooms per hallway); agree-outer (your partner "
-            "accepted your proposal; bookkeeping only). Only agree to your partner's proposals; end only with a "
-            "complete agreed tour. Your partner sees only your message and the game's announcements. Thought under "
-            f"{THOUGHT_CHARS} characters, message under {MESSAGE_CHARS}, at most {MAX_ACTIONS} actions."
-            + (f"\n[World-state-own]: {self._own_ws()}" if self.stable_prefix else ""))
+        return our.system_prompt(self.view, self.variant, self.stable_prefix)
 
     def _own_ws(self) -> str:
-        return ", ".join(f"{k}: {w}" for k, w in self.view["my_coins"].items())
+        return our.own_coins(self.view)
 
     def _partner_ws_text(self) -> str:
         return ", ".join(f"{ekey(e)}: {w}" for e, w in sorted(self.partner_ws.items())) or "unknown"
@@ -557,148 +393,17 @@ class LLMBrain(Brain):
     # ------------------------------------------------------------------------------------------------------------
     # actions -> moves
 
-    def _rooms(self, args) -> list[str]:
-        rooms = [r["id"] for r in self.view["rooms"]]
-        words = [_strip_list_text(str(a)) for a in _flatten(args) if isinstance(a, str)]
-        if not words:
-            raise ValueError("no rooms given")
-        return parse_rooms(words, rooms)
-
-    def _hallways(self, args) -> list[str]:
-        """Hallways named in args: [["L","K",5]], ["L-K"], [["L","K"],["B","A"]], "LK"."""
-        rooms = [r["id"] for r in self.view["rooms"]]
-        out: list[str] = []
-        items = args if isinstance(args, (list, tuple)) else [args]
-        pending: list[str] = []
-        for item in items:
-            if isinstance(item, (list, tuple)):
-                names = [x for x in _flatten(item) if isinstance(x, str)]
-                rs = parse_rooms([_strip_list_text(x) for x in names], rooms)
-                if len(rs) == 2 and rs[0] != rs[1]:
-                    out.append(ekey(rs))
-                else:
-                    raise ValueError(f"{item!r} is not a hallway")
-            elif isinstance(item, str):
-                rs = parse_rooms(_strip_list_text(item), rooms)
-                if len(rs) == 2 and rs[0] != rs[1]:
-                    out.append(ekey(rs))
-                elif len(rs) == 1:
-                    pending.append(rs[0])
-                else:
-                    raise ValueError(f"{item!r} is not a hallway")
-        # ["L", "K"] flat: pairs of single rooms
-        for a, b in zip(pending[::2], pending[1::2]):
-            if a != b:
-                out.append(ekey((a, b)))
-        return list(dict.fromkeys(out))
-
-    def _full_path(self, rooms: list[str]) -> list[str]:
-        v = self.view
-        start = v["start"]
-        agreed = list(v.get("agreed") or [start])
-        if rooms[0] == start:
-            path = rooms
-        elif rooms[0] == agreed[-1]:
-            path = agreed + rooms[1:]
-        else:
-            path = agreed + [r for r in rooms if r not in agreed]
-        n = len(v["rooms"])
-        if len(path) == n and len(set(path)) == n:
-            path = path + [start]
-        body = path[:-1] if len(path) == n + 1 and path[-1] == start else path
-        if len(set(body)) != len(body):
-            raise ValueError(f"the path {'-'.join(path)} repeats a room")
-        return path
-
-    def _matches_pending(self, args, pending) -> bool:
-        if not args:
-            return True
-        try:
-            rooms = self._rooms(args)
-        except ValueError:
-            return False
-        path = pending["path"]
-        if rooms == path or rooms == path[::-1]:
-            return True
-        return len(rooms) <= len(path) and path[-len(rooms):] == rooms
-
     def _apply(self, out: dict) -> list:
-        v = self.view
-        pending = v.get("pending")
-        partner_pending = pending if pending and not pending["mine"] else None
-        cmds: list[tuple] = []
-        shares: list[str] = []
-        texts: list[str] = []
-        agreed_now = False
-        summary = []
-        for a in out.get("actions") or []:
-            kind = a.get("type") if isinstance(a, dict) else None
-            args = a.get("args", []) if isinstance(a, dict) else []
-            summary.append(f"{kind}({json.dumps(args, ensure_ascii=False)})")
-            try:
-                if kind == "suggest":
-                    path = self._full_path(self._rooms(args))
-                    if partner_pending and path == partner_pending["path"]:
-                        if not agreed_now:
-                            cmds.append(("agree", ()))
-                            agreed_now = True
-                    elif self.paper_style and list(v.get("agreed") or [])[:len(path)] == path:
-                        pass  # the paper's agents (no agreed path in baseline, grounding) repeat agreed steps
-                    elif not (pending and pending["mine"] and pending["path"] == path) and path != v.get("agreed"):
-                        cmds = [c for c in cmds if c[0] != "propose"]  # one proposal per turn: the last one counts
-                        cmds.append(("propose", tuple(path)))
-                elif kind in ("agree-inner", "visit"):
-                    if partner_pending and not agreed_now:
-                        if self._matches_pending(args, partner_pending):
-                            cmds.append(("agree", ()))
-                            agreed_now = True
-                        elif kind == "agree-inner" and not self.paper_style:  # paper: also its own suggestions
-                            raise ValueError("agree-inner does not match the open proposal "
-                                             f"{'-'.join(partner_pending['path'])}")
-                elif kind == "reject":
-                    if partner_pending and not agreed_now:
-                        cmds.append(("reject", ()))
-                elif kind == "end":
-                    rooms = [r["id"] for r in v["rooms"]]
-                    tour = self._rooms(args) if args else []
-                    if tour:
-                        if tour[0] != v["start"]:
-                            raise ValueError("the tour must start in " + v["start"])
-                        if len(tour) == len(rooms) and len(set(tour)) == len(rooms):
-                            tour = tour + [v["start"]]
-                        if len(tour) != len(rooms) + 1 or tour[-1] != v["start"] or len(set(tour[:-1])) != len(rooms):
-                            raise ValueError(f"{'-'.join(tour)} is not a complete tour")
-                    cmds.append(("submit", tuple(tour)))
-                elif kind == "inform" and (self.paper_style or v.get("share") is False):
-                    pass  # the paper: the message carries the coins (and its rules have no /share)
-                elif kind == "solve":
-                    pass  # the paper's Thought-DRAFT found a full tour: bookkeeping only (kept in the history)
-                elif kind == "inform":
-                    shares.extend(h for h in self._hallways(args) if h not in shares)
-                elif kind == "ask":
-                    if not (out.get("message") or "").strip():
-                        hs = self._hallways(args)
-                        if hs:
-                            texts.append("What are your coins on " + ", ".join(hs) + "?")
-                elif kind == "agree-outer":
-                    pass  # the game records the partner's agreement itself
-                else:
-                    raise ValueError(f"unknown action type {kind!r}")
-            except Exception as exc:  # one bad action must not drop the others
-                self.note("bad_action", action=a, error=f"{type(exc).__name__}: {exc}"[:200])
-        self.actions_history.append(", ".join(summary) or "none")
-        message = (out.get("message") or "").strip()
-        if message:
-            texts.insert(0, message)
-        already = set(v.get("my_shared") or [])
-        shares = [s for s in shares if s not in already]
+        plan = plan_moves(self.view, out, self.paper_style)
+        for action, error in plan.errors:  # one bad action must not drop the others
+            self.note("bad_action", action=action, error=error)
+        self.actions_history.append(plan.summary)
         moves = []
-        if shares:
-            moves.append(self.command("share", ",".join(shares)))
-        if texts:
-            moves.append(self.say(" ".join(texts)))
-        cmds.sort(key=lambda c: COMMAND_ORDER.get(c[0], 9))
-        for name, args in cmds:
+        if plan.shares:
+            moves.append(self.command("share", ",".join(plan.shares)))
+        if plan.text:
+            moves.append(self.say(plan.text))
+        for name, args in plan.commands:
             moves.append(self.command(name, *args))
         return moves
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Optional, Sequence
 
-from ..board import edge
+from ..board import ROOM_NAMES, edge
 from . import reader as rule_reader
 
 
@@ -65,8 +65,6 @@ class _Tally:
 
 def reader_messages(text: str, rooms: Sequence[str], wmin: int, wmax: int) -> list[dict]:
     """The reader's prompt: a stable prefix (instructions for this house, one worked example) and the message."""
-    from ..board import ROOM_NAMES
-
     names = ", ".join(f"{r} = {ROOM_NAMES.get(r, r)}" for r in rooms)
     a, b, c = rooms[0], rooms[1], rooms[2]
     lo, hi = int(wmin), int(wmax)
