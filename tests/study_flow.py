@@ -1,5 +1,5 @@
 """A study the crowdworker's way, for real-browser tests on a REAL Slurk: `setup` provisions the study (waiting room,
-task, participant links), the task bot and the concierge run as the README says (`python -m bots serve TASK` and
+task, participant links), the task bot and the concierge run as docs/running-a-study.md says (`python -m bots serve TASK` and
 `python -m bots concierge`, subprocesses with the study's bot.env as their environment; `setup` too), and people
 open their
 participant links (`/login?name=..&token=..`) in headless Chromium, wait in the waiting room and are moved into a

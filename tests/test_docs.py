@@ -44,3 +44,17 @@ def test_every_task_has_a_page(name, built_site):
     assert f"tasks/{name}.md" in nav, f"docs/tasks/{name}.md is not in mkdocs.yml's nav"
     assert (built_site / "tasks" / name / "index.html").is_file()
     assert f"./run_bot.sh {name}" in task_page(name).read_text(), f"the {name} page shows no command to play it"
+
+
+def test_readme_is_short_and_links_to_the_docs():
+    readme = (ROOT / "README.md").read_text()
+    lines = readme.splitlines()
+    assert len(lines) < 200, f"README.md has {len(lines)} lines; its content belongs in docs/"
+    links = set(re.findall(r"\]\((docs/[^)#\s]+)", readme))
+    assert links, "README.md links to no page of docs/"
+    for link in links:
+        assert (ROOT / link).is_file(), f"README.md links to {link}, which does not exist"
+    for name in available_tasks():
+        assert f"docs/tasks/{name}.md" in links, f"README.md does not link to the {name} page"
+    for command in ("./run_bot.sh travel", "./run_bot.sh test"):
+        assert command in readme, f"README.md lost its set-up command {command}"

@@ -1,5 +1,5 @@
 """The crowdworker's way into a game, in real Chromium pages on a REAL Slurk (opt-in: markers `conformance` and
-`browser`; tests/study_flow.py): `setup` provisions a study, `serve` and `concierge` run as the README says, people
+`browser`; tests/study_flow.py): `setup` provisions a study, `serve` and `concierge` run as docs/running-a-study.md says, people
 open their participant links, wait in the waiting room, are paired by the concierge and moved into a game room,
 each person types a chat line that the partner's page shows, and the game is played to its end through the page
 only (tests/study_flow_play.py); every page shows its own completion code.

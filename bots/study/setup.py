@@ -601,8 +601,8 @@ def study_options(spec, given: dict) -> dict:
         if near or not key.replace("_", "").isalnum():
             raise ConfigError(f"{spec.name} has no task option {key!r}" + (f" (did you mean {near[0]!r}?)" if near
                                                                             else "") +
-                              f"; its declared options are {', '.join(known) or '(none)'} (see the task's section "
-                              "of the README).")
+                              f"; its declared options are {', '.join(known) or '(none)'} (see the task's page "
+                              f"docs/tasks/{spec.name}.md).")
     options = {**(getattr(spec, "study_options", {}) or {}), **given}
     for o in spec.cli_options:
         if o.key in options and o.choices and str(options[o.key]) not in o.choices:
