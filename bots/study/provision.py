@@ -30,7 +30,6 @@ from typing import IO, Iterator, Mapping, Optional
 from urllib.parse import quote
 
 from bots.config import DEFAULT_WAITING_TIMEOUT, Config, ConfigError, load_config
-from bots.config import parse_agent_users  # noqa: F401  (re-exported for the study commands)
 
 # Permission sets (slurk-protocol.md §4). Bots: REST + every kind of message; people: chat and commands only.
 BOT_PERMISSIONS = {"api": True, "send_message": True, "send_html_message": True, "send_command": True,
