@@ -1,0 +1,390 @@
+"""The client: :class:`LLMClient` (chat, chat_json, retries, deadlines, structured forms, usage accounting)."""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+import jsonschema
+import openai
+
+from .answers import (_estimate_tokens, _preview, _response_format, _truncate, _validation_message, _validator,
+                      _with_json_instruction, answer_budget, extract_json_object)
+from .config import (DEFAULT_BASE_URL, DEFAULT_HOSTED_CONCURRENCY, DEFAULT_LOCAL_CONCURRENCY, PLACEHOLDER_KEY,
+                     STRUCTURED_FORMS, LLMConfig)
+from .gate import _gate_for
+from .usage import LLMDeadlineError, LLMError, Usage
+
+log = logging.getLogger("bots.llm")
+
+# No attempt starts with less time than this left before the deadline (it could not get an answer anyway).
+_MIN_ATTEMPT_SECONDS = 0.05
+_RETRYABLE_STATUS = 429
+# A response_format the server does not take comes back as one of these (OpenAI/vLLM 400, FastAPI servers 422,
+# llama-cpp-python 500 with its validation error), with a message about the format.
+_FORM_REJECT_STATUS = (400, 415, 422, 500, 501)
+_FORM_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar", "structured", "guided")
+
+
+class LLMClient:
+    """Chat with one model; thread-safe (one ``openai.OpenAI`` client, lifetime usage behind a lock)."""
+
+    def __init__(self, config: LLMConfig, client: Any = None, *, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic):
+        self.config = config
+        self.usage = Usage()
+        self.sleep = sleep
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._turns = threading.local()  # .deadline: (clock value, seconds) of the innermost turn() on this thread
+        setting = config.structured if config.json_mode else "off"
+        self._first_form = STRUCTURED_FORMS[0] if setting == "auto" else setting
+        self._form: str | None = "off" if setting == "off" else None  # the form found to be honoured
+        self._owns_client = client is None
+        if client is None:
+            if not config.api_key and not config.base_url:
+                raise ValueError("no API key configured for the OpenAI endpoint")
+            client = openai.OpenAI(base_url=config.base_url or DEFAULT_BASE_URL,
+                                   api_key=config.api_key or PLACEHOLDER_KEY,
+                                   timeout=config.timeout, max_retries=0)
+        self._client = client
+        limit = config.concurrency
+        if limit is None:
+            limit = DEFAULT_LOCAL_CONCURRENCY if config.base_url else DEFAULT_HOSTED_CONCURRENCY
+        self.concurrency = int(limit)
+        self._gate = _gate_for((config.base_url or DEFAULT_BASE_URL).rstrip("/"), self.concurrency)
+
+    def close(self) -> None:
+        """Close the HTTP connections of the client built here (an injected client is left to its owner)."""
+        if self._owns_client:
+            self._client.close()
+
+    def __enter__(self) -> "LLMClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"LLMClient(model={self.config.model!r}, base_url={self.config.base_url!r})"
+
+    @property
+    def structured_form(self) -> str | None:
+        """The structured-output form this endpoint honours ("json_schema", "json_object_schema", "json_object" or
+        "off"), None until the first JSON call found it."""
+        return self._form
+
+    # -- public API --------------------------------------------------------------------------------------------
+    @contextmanager
+    def turn(self, seconds: float | None = None) -> Iterator[None]:
+        """Every call this thread makes on this client inside the block shares one deadline: ``seconds`` from now
+        (default ``config.deadline``; <= 0: none of its own). Nested turns keep the earlier deadline. Use it around
+        one agent turn, so several calls (e.g. reading the partner's message, then choosing a move) together
+        take no longer than the deadline."""
+        seconds = self.config.deadline if seconds is None else seconds
+        outer = getattr(self._turns, "deadline", None)
+        current = outer
+        if seconds and seconds > 0:
+            mine = (self.clock() + seconds, seconds)
+            current = mine if outer is None or mine[0] < outer[0] else outer
+        self._turns.deadline = current
+        try:
+            yield
+        finally:
+            self._turns.deadline = outer
+
+    def chat(self, messages: list[dict], *, usage: Usage | None = None, max_tokens: int | None = None,
+             temperature: float | None = None) -> str:
+        """Send ``messages``; return the answer's text (free text: no response_format). Raises LLMError after the
+        last retry, LLMDeadlineError when the deadline passes first."""
+        started = time.perf_counter()
+        try:
+            with self.turn():
+                return self._call(messages, usage=usage, max_tokens=max_tokens, temperature=temperature)
+        finally:
+            self._count(usage, Usage(seconds=time.perf_counter() - started))
+
+    def chat_json(self, messages: list[dict], schema: dict, *, usage: Usage | None = None,
+                  max_tokens: int | None = None, temperature: float | None = None, name: str | None = None) -> dict:
+        """Ask for a JSON object valid against ``schema``; one repair round on a bad answer; else LLMError.
+
+        The schema goes out as a structured-output request in the form the endpoint honours (see the module
+        docstring) and validates the answer. ``max_tokens`` defaults to what the schema can need at most
+        (:func:`answer_budget`), capped by the config's. When no message mentions JSON, an instruction quoting the
+        schema is added to the system message (or to the last user message when there is no leading system
+        message). The answer and the repair round share one deadline. ``name`` names the schema for
+        ``json_schema`` requests (default: the schema's ``title``, else "answer").
+        """
+        name = name or str(schema.get("title") or "answer")
+        started = time.perf_counter()
+        try:
+            with self.turn():
+                return self._chat_json(messages, schema, usage=usage, max_tokens=max_tokens,
+                                       temperature=temperature, name=name)
+        finally:
+            self._count(usage, Usage(seconds=time.perf_counter() - started))
+
+    def _chat_json(self, messages: list[dict], schema: dict, *, usage: Usage | None, max_tokens: int | None,
+                   temperature: float | None, name: str) -> dict:
+        validator = _validator(schema)  # a bad schema is a programming error: SchemaError propagates
+        messages = _with_json_instruction(messages, schema)
+        if max_tokens is None:
+            budget = answer_budget(schema)
+            max_tokens = self.config.max_tokens if budget is None else min(self.config.max_tokens, budget)
+
+        answer = self._call(messages, usage=usage, max_tokens=max_tokens, temperature=temperature, schema=schema,
+                            name=name)
+        obj, problem = self._check(answer, validator)
+        if problem is None:
+            return obj
+        self._count(usage, Usage(invalid=1, repairs=1))
+        log.info("llm answer rejected (%s); asking for a repair", problem)
+        repair = messages + [
+            {"role": "assistant", "content": answer},
+            {"role": "user", "content": f"Your answer is not valid: {problem}. "
+                                        "Reply with the corrected JSON object only, no other text."},
+        ]
+        answer = self._call(repair, usage=usage, max_tokens=max_tokens, temperature=temperature, schema=schema,
+                            name=name)
+        obj, problem = self._check(answer, validator)
+        if problem is None:
+            return obj
+        self._count(usage, Usage(failures=1, invalid=1))
+        log.warning("llm answer still invalid after the repair round: %s", problem)
+        raise LLMError(self._scrub(f"invalid JSON answer after a repair round: {problem}"))
+
+    # -- internals -----------------------------------------------------------------------------------------------
+    @staticmethod
+    def _check(answer: str, validator: Any) -> tuple[dict | None, str | None]:
+        try:
+            obj = extract_json_object(answer)
+        except ValueError as e:
+            return None, str(e)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(obj))
+        if error is not None:
+            return None, _validation_message(error)
+        return obj, None
+
+    def _scrub(self, text: str) -> str:
+        key = self.config.api_key
+        if key and key != PLACEHOLDER_KEY:
+            text = text.replace(key, "***")
+        return text
+
+    def _count(self, usage: Usage | None, delta: Usage) -> None:
+        with self._lock:
+            self.usage.add(delta)
+        if usage is not None and usage is not self.usage:
+            usage.add(delta)
+
+    def _delay(self, retry: int, error: Exception) -> float:
+        cfg = self.config
+        delay = min(cfg.backoff * (2 ** retry), cfg.backoff_cap)
+        response = getattr(error, "response", None)
+        if getattr(error, "status_code", None) == 429 and response is not None:
+            try:
+                delay = min(max(delay, float(response.headers.get("retry-after", 0))), cfg.backoff_cap)
+            except (TypeError, ValueError):
+                pass
+        return delay
+
+    def _deadline_error(self, usage: Usage | None, seconds: float, attempt: int, retries: int, reason: str,
+                        start: float) -> LLMDeadlineError:
+        cfg = self.config
+        self._count(usage, Usage(failures=1, retries=retries))
+        log.warning("llm call gave up at the deadline model=%s deadline=%gs duration=%.2fs attempts=%d "
+                    "retries=%d last_error=%s", cfg.model, seconds, time.monotonic() - start, attempt, retries,
+                    self._scrub(reason))
+        if attempt == 0:
+            text = f"LLM call to {cfg.model} not made: its {seconds:g} s deadline had passed"
+            if reason:
+                text += f" ({reason})"
+        else:
+            text = (f"LLM call to {cfg.model} gave up: its {seconds:g} s deadline passed after {attempt} attempt"
+                    f"{'' if attempt == 1 else 's'} (last: {reason})")
+        return LLMDeadlineError(self._scrub(text), attempts=attempt)
+
+    def _form_rejected(self, error: openai.APIStatusError, form: str) -> bool:
+        """Whether this error says the endpoint does not take the request's response_format (while the form is
+        still being found out: once known, errors are errors)."""
+        if self._form is not None or form == "off" or error.status_code not in _FORM_REJECT_STATUS:
+            return False
+        body = getattr(error, "body", None)
+        try:
+            body_text = json.dumps(body) if body is not None else ""
+        except (TypeError, ValueError):
+            body_text = str(body)
+        text = f"{error} {_error_message(error)} {body_text}".lower()
+        return any(w in text for w in _FORM_WORDS)
+
+    def _settle(self, form: str) -> None:
+        with self._lock:
+            if self._form is None:
+                self._form = form
+                log.info("llm structured answers for %s: %s", self.config.model,
+                         "prompt-only JSON" if form == "off" else form)
+
+    def _send(self, kwargs: dict, timeout: float, left: float | None) -> tuple[Any, float, float]:
+        """One HTTP attempt through the endpoint's gate: (response, seconds queued, seconds waiting for it)."""
+        gate = self._gate
+        queued = 0.0
+        if gate is not None:
+            t0 = time.monotonic()
+            if not gate.acquire(left):
+                raise _QueueTimeout(time.monotonic() - t0)
+            queued = time.monotonic() - t0
+            if left is not None:
+                timeout = min(timeout, max(_MIN_ATTEMPT_SECONDS, left - queued))
+        t1 = time.monotonic()
+        try:
+            return self._client.chat.completions.create(**kwargs, timeout=timeout), queued, time.monotonic() - t1
+        except Exception as e:
+            e._llm_times = (queued, time.monotonic() - t1)  # type: ignore[attr-defined]
+            raise
+        finally:
+            if gate is not None:
+                gate.release()
+
+    def _call(self, messages: list[dict], *, usage: Usage | None, max_tokens: int | None,
+              temperature: float | None, schema: dict | None = None, name: str = "answer",
+              want_json: bool | None = None) -> str:
+        cfg = self.config
+        want_json = schema is not None if want_json is None else want_json
+        kwargs: dict[str, Any] = {
+            "model": cfg.model,
+            "messages": messages,
+            "max_tokens": cfg.max_tokens if max_tokens is None else max_tokens,
+            "temperature": cfg.temperature if temperature is None else temperature,
+        }
+        if cfg.seed is not None:
+            kwargs["seed"] = cfg.seed
+        form = (self._form or self._first_form) if want_json else "off"
+        rf = _response_format(form, schema, name) if want_json else None
+        if rf is not None:
+            kwargs["response_format"] = rf
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("llm request model=%s messages=%s", cfg.model, _preview(messages))
+
+        attempts = 1 + max(0, cfg.max_retries)
+        attempt = retries = 0
+        queued = waited = 0.0
+        start = time.monotonic()
+        deadline = getattr(self._turns, "deadline", None)  # (clock value, seconds) or None
+        reason = ""
+        while True:
+            left = None if deadline is None else deadline[0] - self.clock()
+            if left is not None and left <= _MIN_ATTEMPT_SECONDS:
+                self._count(usage, Usage(queue_seconds=queued, model_seconds=waited))
+                raise self._deadline_error(usage, deadline[1], attempt, retries, reason, start)
+            attempt += 1
+            try:
+                response, q, w = self._send(kwargs, cfg.timeout if left is None else min(cfg.timeout, left), left)
+                queued, waited = queued + q, waited + w
+                break
+            except _QueueTimeout as e:
+                queued += e.seconds
+                attempt -= 1
+                reason = reason or f"waited {e.seconds:.1f} s for a free request slot"
+                self._count(usage, Usage(queue_seconds=queued, model_seconds=waited))
+                raise self._deadline_error(usage, deadline[1], attempt, retries, reason, start) from None
+            except openai.APIStatusError as e:
+                q, w = getattr(e, "_llm_times", (0.0, 0.0))
+                queued, waited = queued + q, waited + w
+                status = e.status_code
+                if want_json and self._form_rejected(e, form):
+                    # This endpoint does not take this form: the next one, at once (not a retry).
+                    nxt = STRUCTURED_FORMS[STRUCTURED_FORMS.index(form) + 1]
+                    log.info("llm server rejects response_format %s (HTTP %d); trying %s", form, status, nxt)
+                    form = nxt
+                    rf = _response_format(form, schema, name)
+                    if rf is None:
+                        kwargs.pop("response_format", None)
+                    else:
+                        kwargs["response_format"] = rf
+                    attempt -= 1
+                    continue
+                retryable = status == _RETRYABLE_STATUS or status >= 500
+                error: Exception = e
+                reason = f"HTTP {status}: {_error_message(e)}"
+            except openai.APIConnectionError as e:  # includes APITimeoutError
+                q, w = getattr(e, "_llm_times", (0.0, 0.0))
+                queued, waited = queued + q, waited + w
+                status, retryable, error = None, True, e
+                reason = "timeout" if isinstance(e, openai.APITimeoutError) else f"connection error: {e}"
+            except openai.OpenAIError as e:
+                q, w = getattr(e, "_llm_times", (0.0, 0.0))
+                queued, waited = queued + q, waited + w
+                status, retryable, error = None, False, e
+                reason = f"{type(e).__name__}: {e}"
+            left = None if deadline is None else deadline[0] - self.clock()
+            out_of_time = left is not None and left <= _MIN_ATTEMPT_SECONDS
+            if retryable and out_of_time:  # this attempt was cut short by the deadline, or used the last of it
+                self._count(usage, Usage(queue_seconds=queued, model_seconds=waited))
+                raise self._deadline_error(usage, deadline[1], attempt, retries, reason, start)
+            if not retryable or attempt >= attempts:
+                duration = time.monotonic() - start
+                self._count(usage, Usage(failures=1, retries=retries, queue_seconds=queued, model_seconds=waited))
+                log.warning("llm call failed model=%s duration=%.2fs attempts=%d retries=%d error=%s",
+                            cfg.model, duration, attempt, retries, self._scrub(reason))
+                raise LLMError(self._scrub(f"LLM call to {cfg.model} failed after {attempt} attempt"
+                                           f"{'s' if attempt > 1 else ''}: {reason}"),
+                               status_code=status, attempts=attempt) from None
+            delay = self._delay(retries, error)
+            if left is not None and left - delay <= _MIN_ATTEMPT_SECONDS:  # no retry starts after the deadline
+                self._count(usage, Usage(queue_seconds=queued, model_seconds=waited))
+                raise self._deadline_error(usage, deadline[1], attempt, retries, reason, start)
+            retries += 1
+            log.debug("llm attempt %d/%d failed (%s); retrying in %.2fs", attempt, attempts,
+                      self._scrub(reason), delay)
+            if delay > 0:
+                self.sleep(delay)
+
+        if want_json:
+            self._settle(form)
+        duration = time.monotonic() - start
+        text, finish = "", None
+        choices = getattr(response, "choices", None) or []
+        if choices:
+            text = choices[0].message.content or ""
+            finish = choices[0].finish_reason
+        delta = Usage(calls=1, retries=retries, queue_seconds=queued, model_seconds=waited,
+                      truncated=int(finish == "length"))
+        reported = getattr(response, "usage", None)
+        if reported is not None and reported.prompt_tokens is not None:
+            delta.prompt_tokens = int(reported.prompt_tokens or 0)
+            delta.completion_tokens = int(reported.completion_tokens or 0)
+        else:
+            delta.prompt_tokens = _estimate_tokens(messages)
+            delta.completion_tokens = max(1, len(text) // 4) if text else 0
+            delta.estimated = 1
+        self._count(usage, delta)
+        log.info("llm call model=%s duration=%.2fs prompt_tokens=%d completion_tokens=%d%s retries=%d finish=%s",
+                 cfg.model, duration, delta.prompt_tokens, delta.completion_tokens,
+                 " (estimated)" if delta.estimated else "", retries, finish)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("llm answer: %s", _truncate(text))
+        return text
+
+
+class _QueueTimeout(Exception):
+    """The deadline passed while waiting for a free request slot of the endpoint."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"waited {seconds:.2f} s for a request slot")
+        self.seconds = seconds
+
+
+def _error_message(error: Exception) -> str:
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:500]
+        if isinstance(inner, str):
+            return inner[:500]
+        if isinstance(inner, dict) and inner.get("detail"):  # FastAPI's validation errors
+            return str(inner["detail"])[:500]
+    return str(getattr(error, "message", None) or error)[:500]
