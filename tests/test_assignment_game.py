@@ -10,7 +10,8 @@ from tasks.assignment import generator
 from tasks.assignment.brains.optimizer import OptimizerBrain
 from tasks.assignment.game import AssignmentGame
 from tasks.assignment.names import PAPERS, REVIEWERS
-from tasks.assignment.parse import ProposalError, format_proposal, parse_proposal, read_message
+from tasks.assignment.brains.english import read_message
+from tasks.assignment.parse import ProposalError, format_proposal, parse_proposal
 from tasks.core import Chat, ChatShown, Command, SeatInfo, View, WordBudget, build_match, RuleError
 
 SPEC = get_task("assignment")

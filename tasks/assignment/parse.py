@@ -148,12 +148,3 @@ def format_proposal(matching: list[int]) -> str:
     """The command text of a matching, by paper: "BLEU=Noah Wilson, Electra=Daniel Nguyen, ..."."""
     by_paper = {p: r for r, p in enumerate(matching)}
     return ", ".join(f"{PAPERS[p]}={REVIEWERS[by_paper[p]]}" for p in range(N))
-
-
-def __getattr__(name: str):
-    """The plain-English reading lives in `brains/english.py`; `from tasks.assignment.parse import read_message`
-    keeps working (imported on first use, so the two modules never import each other at load time)."""
-    if name in ("Reading", "read_message", "level_of", "last_reviewer"):
-        from .brains import english
-        return getattr(english, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

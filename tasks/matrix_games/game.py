@@ -18,7 +18,7 @@ from typing import Optional
 
 from tasks.core import ChatTurns, CommitReveal, Context, Game, Phases, RuleError
 
-from . import catalogue, solvers
+from . import generator, solvers
 from .parse import ActionError, parse_action
 
 SEAT_NAMES = {"alice": "Alice", "bob": "Bob"}
@@ -79,16 +79,7 @@ class MatrixGame(Game):
     # --- set-up -------------------------------------------------------------------------------------------------
     @classmethod
     def generate(cls, seed: int, options: dict) -> dict:
-        """The game definitions, in order (no randomness: the seed only seeds the agents). `game` may name a
-        sequence ("stag-hunt,battle-of-sexes"), `game_file` one file or several separated by commas."""
-        files = [f for f in str(options.get("game_file") or "").split(",") if f.strip()]
-        names = [n.strip() for n in str(options.get("game") or "prisoners-dilemma").split(",") if n.strip()]
-        try:
-            games = ([catalogue.load(path=f.strip()) for f in files] if files
-                     else [catalogue.load(n) for n in names])
-        except catalogue.GameFileError as exc:
-            raise ValueError(str(exc)) from None
-        return {"games": games, "source": files or names}
+        return generator.generate(seed, options)
 
     def idx(self, seat: str) -> int:
         return self.seats.index(seat)
