@@ -73,7 +73,7 @@ window.SlurkTask = window.SlurkTask || (function () {
     // relayed room arrives only through the bot (marked); a line in one's own name was not typed here. Those, and
     // names that imitate the game master or a member of this game, are shown with a warning mark; every line is
     // cut at the chat limit.
-    var MAX_CHAT = 4000;                  // tasks/core/match.py MAX_CHAT_CHARS
+    var MAX_CHAT = 4000;                  // tasks/core/limits.py MAX_CHAT_CHARS
     var CONFUSABLE = {"\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0441": "c", "\u0445": "x",
         "\u0443": "y", "\u0456": "l", "\u0457": "l", "\u04cf": "l", "\u0455": "s", "\u0501": "d", "\u0261": "g",
         "\u043c": "m", "\u0442": "t", "\u043a": "k", "\u0432": "b", "\u043d": "h", "\u03b1": "a", "\u03b5": "e",

@@ -21,7 +21,7 @@ import pytest
 
 from bots.study.provision import PERSON_PERMISSIONS, person_permissions
 from tasks import get_task
-from tasks.core.match import MAX_CHAT_CHARS
+from tasks.core.limits import MAX_CHAT_CHARS
 from tasks.dond.game import values_text
 from tests.leaks import readable_logs
 from tests.test_privacy import Participant, _seated

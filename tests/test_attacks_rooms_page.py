@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from tasks.core.match import MAX_CHAT_CHARS
+from tasks.core.limits import MAX_CHAT_CHARS
 from tests.browser.harness import BOT, PARTNER
 from tests.test_dond_browser import match_after
 

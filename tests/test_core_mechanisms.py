@@ -9,10 +9,8 @@ import json
 
 import pytest
 
-from tasks.core.mechanisms import (
-    ADVISORY_NEEDS_NO_ANSWER, ChatTurns, CommitReveal, Phases, ProposalCycle, RuleError, SubmitGate, TurnBudget,
-    TurnOrder,
-)
+from tasks.core.mechanisms import ADVISORY_NEEDS_NO_ANSWER, CommitReveal, ProposalCycle, RuleError, SubmitGate
+from tasks.core.turns import ChatTurns, Phases, TurnBudget, TurnOrder
 from tasks.core.wording import join_names, name_of, others, plural, waiting_text, who_to_wait_for
 
 NAMES = {"u1": "Alice", "u2": "Bob", "asst": "Carol", "a": "Ann", "b": "Ben", "c": "Cy"}

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from bots.local import LOCAL_TIMERS
 from tasks import available_tasks, get_task
 from tasks.core import Action, Chat, ChatShown, Command, Join, LogEvent, MatchDriver, Message, SeatInfo, build_match
-from tasks.core.match import MAX_ARG_CHARS, MAX_CHAT_CHARS
+from tasks.core.limits import MAX_ARG_CHARS, MAX_CHAT_CHARS
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 TASKS = available_tasks()

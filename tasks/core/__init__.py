@@ -5,10 +5,8 @@ from .codes import CompletionConfig, new_code
 from .driver import MatchDriver
 from .game import Context, Game, esc
 from .match import Match, SeatInfo, TimerConfig
-from .mechanisms import (
-    ChatTurns, CommitReveal, Phases, Proposal, ProposalCycle, RuleError, SubmitGate, TurnBudget, TurnOrder,
-    WordBudget,
-)
+from .mechanisms import CommitReveal, Proposal, ProposalCycle, RuleError, SubmitGate
+from .turns import ChatTurns, Phases, TurnBudget, TurnOrder, WordBudget
 from . import wording
 from .results import RESULT_KEYS, complete_results, schema_problems
 from .protocol import (

@@ -1,8 +1,9 @@
 """A match: one room's game and its seats, as a deterministic state machine from inputs to effects.
 
-The match owns what every task shares: waiting for seats, starting, command parsing and validation, rollback
-of rejected moves, the room timers (join, inactivity with a warning, partner-left grace), error containment,
-completion codes and the structured log. The task's `Game` owns only its rules.
+The match owns what every task shares: waiting for seats, starting, command parsing and validation (the limits of
+an input are in limits.py), rollback of rejected moves, the room timers (join, inactivity with a warning,
+partner-left grace), error containment, completion codes and the structured log. The task's `Game` owns only its
+rules.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from typing import Callable, Optional
 
 from .codes import CompletionConfig, new_code
 from .game import Context, Game
+from .limits import MAX_ARG_CHARS, MAX_ARGS, MAX_CHAT_CHARS, MAX_NAME_CHARS, check_payload
+from .limits import MAX_ACTION_BYTES, MAX_ACTION_DEPTH  # noqa: F401 (bots/slurk/intake.py reads them from here)
 from .mechanisms import RuleError
 from .results import complete_results
 from .wording import seat_label, seat_labels
@@ -47,14 +50,6 @@ STATUS_TXT = {
 }
 LEFT_STATUS = "left"  # status_txt (and the page's core.status) of a person whose leaving closed the room
 
-MAX_CHAT_CHARS = 4000
-MAX_ACTION_BYTES = 4096
-MAX_ARGS = 32  # arguments of a command; items of any list or object in a page action
-# Checked before any parsing, so no parser ever sees a longer string. The longest honest argument a task page sends
-# is about 150 characters (an assignment proposal naming all eight pairs); a typed command's arguments are words.
-MAX_ARG_CHARS = 400  # every argument of a command, every string (and key) anywhere in a page action
-MAX_NAME_CHARS = 40  # a command's name
-MAX_ACTION_DEPTH = 4  # nesting of a page action (the pages send {"command": .., "args": [..]}: depth 2)
 # Faults of the bot's own making (start, timers, agents' moves) in a row that close the room. A person's input that
 # the rules fail on is refused instead and never counts: no input can end a room.
 MAX_CONSECUTIVE_ERRORS = 3
@@ -284,7 +279,7 @@ class Match:
                                 f"{MAX_ARG_CHARS} characters each), so nothing changed.", to=seat, kind="error")]
             call = lambda ctx: self.game.on_command(ctx, seat, inp.name, inp.args)  # noqa: E731
         else:
-            problem = _check_payload(inp.payload)
+            problem = check_payload(inp.payload)
             if problem:
                 return [Message(f"That page action was not accepted: {problem}.", to=seat, kind="error")]
             call = lambda ctx: self.game.on_action(ctx, seat, inp.payload)  # noqa: E731
@@ -475,47 +470,6 @@ class Match:
                 self._last_views[seat] = v
                 out.append(View(seat, v))
         return out
-
-
-def _check_payload(payload) -> Optional[str]:
-    """Why a page action is refused before any parsing (None: it may be handled). Walked without recursion, so no
-    nesting can exhaust the stack; every string and key is bounded, so no parser sees a long one."""
-    if not isinstance(payload, dict):
-        return "expected a JSON object"
-    todo, size = [(payload, 1)], 0
-    while todo:
-        value, depth = todo.pop()
-        if isinstance(value, (dict, list)):
-            if depth > MAX_ACTION_DEPTH:
-                return f"it is nested too deeply (at most {MAX_ACTION_DEPTH} levels)"
-            if len(value) > MAX_ARGS:
-                return f"a list or object in it has more than {MAX_ARGS} items"
-            items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
-            for key, v in items:
-                if key is not None and not isinstance(key, str):
-                    return "it is not valid JSON"
-                todo.append((v, depth + 1))
-                if key is not None:
-                    todo.append((key, depth + 1))
-        elif isinstance(value, str):
-            if len(value) > MAX_ARG_CHARS:
-                return f"it is too large (a text of {len(value):,} characters; the limit is {MAX_ARG_CHARS})"
-            size += len(value)
-        elif isinstance(value, bool) or value is None:
-            size += 5
-        elif isinstance(value, int):
-            if not -10 ** 15 < value < 10 ** 15:
-                return "a number in it is too large"
-            size += 16
-        elif isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                return "it is not valid JSON"
-            size += 24
-        else:
-            return "it is not valid JSON"
-        if size > MAX_ACTION_BYTES:
-            return f"it is too large (over {MAX_ACTION_BYTES} bytes)"
-    return None
 
 
 def _duration(seconds: float) -> str:
