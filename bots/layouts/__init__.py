@@ -3,12 +3,12 @@ like Slurk does (compile.py).
 
 `build_layout()` turns a layout file into the JSON body for `POST /slurk/api/layouts`:
 
-* every script entry that names one of our plugin files (``"travel.js"``) becomes a
+* every script entry that names one of our plugin files (``"<task>.js"``) becomes a
   ``data:text/javascript;base64,...`` URL of the file's content. Slurk's layout compiler fetches each script
   source with urllib at layout-creation time, and urllib decodes data URLs, so nothing has to be copied into the
   server (slurk-protocol.md §3.2, §8.1). Stock plugin names (``"markdown"``, ``"send-message"``, ...) and real URLs
   are kept as they are.
-* CSS files listed under the layout's own key ``"plugins_css": ["travel.css"]`` are parsed into Slurk's ``css``
+* CSS files listed under the layout's own key ``"plugins_css": ["<task>.css"]`` are parsed into Slurk's ``css``
   dict (selector -> {property: value}); the key itself is removed because Slurk rejects unknown fields (422).
 * the result is checked against the pitfalls in slurk-protocol.md §3 and §8.1, with a clear `LayoutError`:
   each plugin must start with ``;`` (Slurk glues triggers together without semicolons, so a leading ``(`` turns

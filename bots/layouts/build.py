@@ -74,7 +74,7 @@ def build_layout(spec_or_layout_name: SpecOrName, plugins_dir: Union[str, Path] 
                  layouts_dir: Union[str, Path] = "layouts", max_source_len: int = MAX_SOURCE_LEN) -> dict:
     """The body for `POST /slurk/api/layouts`, with our plugins embedded as data URLs. Raises LayoutError.
 
-    `spec_or_layout_name`: a layout name ("travel"), a path to a .json file, a layout dict, or a TaskSpec (its
+    `spec_or_layout_name`: a layout name (a file stem in layouts/), a path to a .json file, a layout dict, or a TaskSpec (its
     `layout`; its `plugins` not already named by the layout are appended: .js to the `plain` trigger, .css to
     `plugins_css`). Plugins whose data URL would be longer than `max_source_len` are split (sources.py).
     """

@@ -10,7 +10,7 @@ sources: the first ones append the code, as a JS string literal with its braces 
 so top-level declarations still become globals as with a plain script. `plugin_code_from_sources()` reverses this.
 
 The server log: that same file lookup logs "ERROR in layout: Could not find script: data:..." once per data: source
-of every upload (travel: ~37 lines), after urllib has already read the source; the stored layout script holds every
+of every upload (a page of many plugins: ~37 lines), after urllib has already read the source; the stored layout script holds every
 source in full (tests/test_operator_layouts.py checks it on a real Slurk). No embedding avoids it: a source that is
 not a stock plugin name always misses that file, a URL Slurk could fetch would need a web server of our own, and
 fewer, longer sources hit the path limit above. The lines are harmless and can be filtered out of the log.

@@ -10,7 +10,7 @@ another layout). Rooms without any log row are reported, not written. Completion
 room (people who found no partner) are collected into `<out>/waiting_room_codes.csv`, since they have to be paid too.
 Every file is created with mode 0600 (logs hold completion codes and everything people wrote), new folders 0700.
 
-T is the Slurk task id, its Slurk name, the study name given to `setup --study`, or the task kind (`travel`) when one
+T is the Slurk task id, its Slurk name, the study name given to `setup --study`, or the task kind (`<task>`) when one
 study of it was set up from this folder (`studies/*/study.json`; --studies DIR). Without --task, TASK_ID from the
 environment (a sourced bot.env) is used. The admin token comes from SLURK_ADMIN_TOKEN or
 slurk.admin_token in --config, the server from SLURK_URL or slurk.url.
@@ -62,7 +62,7 @@ class DownloadReport:
 
 def resolve_task(rest: SlurkREST, task: str, studies: str = "studies", url: Optional[str] = None) -> dict:
     """The Slurk task meant by `task`, tried in this order: its id; a study name (`studies/<study>/study.json`, which
-    setup wrote, records the task id); its Slurk name (setup names the task after the study); a task kind (`travel`:
+    setup wrote, records the task id); its Slurk name (setup names the task after the study); a task kind (`<task>`:
     the one study of that kind set up here for this server). Ambiguity is an error listing the candidates."""
     text = str(task).strip()
     if text.isdigit():
@@ -224,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="run_bot.sh logs", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("download", help="download every room log of a task")
-    d.add_argument("--task", help="Slurk task id (TASK_ID in bot.env), the study name, or the task kind (travel) "
+    d.add_argument("--task", help="Slurk task id (TASK_ID in bot.env), the study name, or the task kind (its name) "
                                   "when one study of it exists (default: $TASK_ID)")
     d.add_argument("--studies", default="studies", help="folder of the studies setup wrote (default: studies)")
     d.add_argument("--out", help="output folder (default: slurk-logs/task-<id>)")

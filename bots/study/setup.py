@@ -35,6 +35,7 @@ from typing import Mapping, Optional
 from bots.config import ConfigError
 from bots.slurk.rest import SlurkAPIError, SlurkREST
 
+from tasks import available_tasks
 from tasks.core.codes import LEFT_POLICIES
 
 from .provision import read_study_config, report_error
@@ -95,7 +96,7 @@ def format_result(res: SetupResult, url: str, spec, persons: list[str], brains: 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="run_bot.sh setup", description=__doc__.splitlines()[0])
-    p.add_argument("task", help="task name (travel, gnomes, ...) or package.module:SPEC")
+    p.add_argument("task", help=f"task name ({', '.join(available_tasks())}) or package.module:SPEC")
     p.add_argument("--participants", type=int, required=True, metavar="N", help="participant tokens the study needs")
     p.add_argument("--study", help="study name (default: the task name); re-running with it reuses what exists")
     p.add_argument("--people-per-room", type=int, metavar="K",

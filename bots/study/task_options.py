@@ -41,7 +41,7 @@ def study_options(spec, given: dict) -> dict:
     known = option_keys(spec)
     for key in sorted(k for k in given if k not in known):
         # A key like a declared one is a typo; other keys are options the game reads without declaring them
-        # (e.g. gnomes' rounds): passed on, and setup's output lists them as undeclared.
+        # (e.g. a game's number of rounds): passed on, and setup's output lists them as undeclared.
         near = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
         if near or not key.replace("_", "").isalnum():
             raise ConfigError(f"{spec.name} has no task option {key!r}" + (f" (did you mean {near[0]!r}?)" if near
