@@ -169,6 +169,17 @@ class Concierge(WaitingRoom, Pairing, RoomMoves, Retries, SocketEvents):
                 return list(self.queues.get(int(task_id), []))
             return [u for q in self.queues.values() for u in q]
 
+    def _submit(self, fn: Callable, *args, undo: Optional[Callable[[], None]] = None) -> bool:
+        """Hand fn(*args) to the pool. False when the pool is shut down (stopping): then undo() runs, under the lock."""
+        try:
+            self._pool.submit(fn, *args)
+        except RuntimeError:  # stopping
+            if undo is not None:
+                with self._lock:
+                    undo()
+            return False
+        return True
+
     # --- the worker ---------------------------------------------------------------------------------------------
     def _loop(self) -> None:
         while True:

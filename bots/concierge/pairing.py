@@ -46,12 +46,12 @@ class Pairing:
                 members = [self.people[u] for u in group]
                 self._moving.update(group)
                 self._inflight += 1
-            try:
-                self._pool.submit(self._place_async, task_id, members)
-            except RuntimeError:  # stopping
-                with self._lock:
-                    self._moving.difference_update(group)
-                    self._inflight -= 1
+
+            def not_placed(group=group):
+                self._moving.difference_update(group)
+                self._inflight -= 1
+
+            if not self._submit(self._place_async, task_id, members, undo=not_placed):
                 self._put_back(task_id, members)
                 return
 

@@ -69,12 +69,12 @@ class WaitingRoom:
                 return
             self._looking.add(uid)
             self._lookups += 1
-        try:
-            self._pool.submit(self._look_up, uid, name)
-        except RuntimeError:  # stopping
-            with self._lock:
-                self._looking.discard(uid)
-                self._lookups -= 1
+
+        def not_looked_up():
+            self._looking.discard(uid)
+            self._lookups -= 1
+
+        self._submit(self._look_up, uid, name, undo=not_looked_up)
 
     def _look_up(self, uid: int, name: str) -> None:
         try:
@@ -117,10 +117,7 @@ class WaitingRoom:
             self._enqueue(w)
         log.info("user %s (%r) waits for task %s (%d of %d)", uid, plain_name(name), w.task_id,
                  len(self.waiting(w.task_id)), num)
-        try:
-            self._pool.submit(self._send, uid, greeting(name, num, self.waiting_timeout))
-        except RuntimeError:  # stopping
-            pass
+        self._submit(self._send, uid, greeting(name, num, self.waiting_timeout))
         self._group(w.task_id)
 
     def _enqueue(self, w: Waiting, front: bool = False) -> None:
