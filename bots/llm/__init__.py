@@ -1,4 +1,6 @@
-"""One small wrapper over the ``openai`` package, for any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp).
+"""A client for any OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, llama.cpp), speaking its JSON over one
+pool of keep-alive HTTP connections (:mod:`bots.llm.transport`; the ``openai`` package cost more CPU per request
+than the games themselves once dozens were in flight).
 
 * :class:`LLMConfig` — what to call and how (``LLMConfig.from_env`` returns None when no model is configured:
   callers then fall back to their symbolic policies).
@@ -20,6 +22,9 @@
 * :func:`extract_json_object` — the first JSON object in a model's answer (fences, prose, ``<think>`` blocks).
 
 The API key never appears in reprs, logs or :class:`LLMError` messages.
+
+Modules: ``config`` (LLMConfig), ``client`` (LLMClient), ``transport`` (HTTP), ``wire`` (the request and answer
+JSON), ``answers`` (schemas, budgets, JSON extraction), ``gate`` (the per-endpoint limit), ``usage`` (Usage, errors).
 """
 from __future__ import annotations
 from .answers import _response_format, answer_budget, extract_json_object, server_schema

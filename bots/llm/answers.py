@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 import jsonschema
 
@@ -75,33 +75,54 @@ def server_schema(schema):
 
 
 def _response_format(form: str, schema: dict | None, name: str) -> dict | None:
-    if schema is not None:
-        schema = server_schema(schema)
-    if form == "json_schema" and schema is not None:
-        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": False}}
-    if form == "json_object_schema" and schema is not None:
-        return {"type": "json_object", "schema": schema}
+    return response_format(form, None if schema is None else server_schema(schema), name)
+
+
+def response_format(form: str, sent: dict | None, name: str) -> dict | None:
+    """The request's response_format for a structured form; `sent`: the schema as the server gets it."""
+    if form == "json_schema" and sent is not None:
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": sent, "strict": False}}
+    if form == "json_object_schema" and sent is not None:
+        return {"type": "json_object", "schema": sent}
     if form in ("json_schema", "json_object_schema", "json_object"):
         return {"type": "json_object"}
     return None
 
 
+class SchemaPlan(NamedTuple):
+    """What the client derives from an act's schema, once per schema (the same schema comes with every act)."""
+    validator: Any           # checked jsonschema validator of the answer
+    budget: int | None       # answer_budget(schema)
+    sent: dict               # server_schema(schema): what goes into response_format
+    note: str                # the prompt's instruction quoting the schema (when no message mentions JSON)
 
-_VALIDATORS: dict[str, Any] = {}
+
+_PLANS: dict[str, SchemaPlan] = {}
+# The same schema object comes back with every act of a brain: found by identity first (the entry holds the object,
+# so its id cannot be reused while cached), by its JSON text otherwise. A schema is not changed after its first use.
+_BY_ID: dict[int, tuple[dict, SchemaPlan]] = {}
 
 
-def _validator(schema: dict) -> Any:
-    """A checked validator for `schema` (cached by its JSON text: an act's schema is built once and reused)."""
+def schema_plan(schema: dict) -> SchemaPlan:
+    """The plan for `schema`, computed once (a bad schema raises jsonschema's SchemaError)."""
+    hit = _BY_ID.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
     key = json.dumps(schema, sort_keys=True)
-    v = _VALIDATORS.get(key)
-    if v is None:
+    plan = _PLANS.get(key)
+    if plan is None:
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
-        v = cls(schema)
-        if len(_VALIDATORS) > 256:
-            _VALIDATORS.clear()
-        _VALIDATORS[key] = v
-    return v
+        note = ("Reply with a single JSON object only, no other text, valid against this JSON Schema: "
+                + json.dumps(schema, separators=(",", ":")))
+        plan = SchemaPlan(cls(schema), answer_budget(schema), server_schema(schema), note)
+        if len(_PLANS) > 256:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    if len(_BY_ID) > 256:
+        _BY_ID.clear()
+    _BY_ID[id(schema)] = (schema, plan)
+    return plan
 
 
 def answer_budget(schema: dict, chars_per_token: float = 2.0, slack: int = 24) -> int | None:
@@ -161,12 +182,10 @@ def _max_chars(s: Any) -> int | None:
     return None
 
 
-def _with_json_instruction(messages: list[dict], schema: dict) -> list[dict]:
-    """Make sure the conversation mentions JSON (OpenAI's JSON mode requires it) and carries the schema."""
+def _with_json_instruction(messages: list[dict], note: str) -> list[dict]:
+    """Make sure the conversation mentions JSON (OpenAI's JSON mode requires it) and carries the schema (`note`)."""
     if any("json" in _content_text(m.get("content")).lower() for m in messages):
         return list(messages)
-    note = ("Reply with a single JSON object only, no other text, valid against this JSON Schema: "
-            + json.dumps(schema, separators=(",", ":")))
     out = [dict(m) for m in messages]
     if out and out[0].get("role") == "system" and isinstance(out[0].get("content"), str):
         out[0]["content"] = out[0]["content"].rstrip() + "\n\n" + note

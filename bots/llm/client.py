@@ -1,7 +1,6 @@
 """The client: :class:`LLMClient` (chat, chat_json, retries, deadlines, structured forms, usage accounting)."""
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -9,30 +8,30 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 import jsonschema
-import openai
 
-from .answers import (_estimate_tokens, _preview, _response_format, _truncate, _validation_message, _validator,
-                      _with_json_instruction, answer_budget, extract_json_object)
+from .answers import (_estimate_tokens, _preview, _truncate, _validation_message, _with_json_instruction,
+                      extract_json_object, response_format, schema_plan)
 from .config import (DEFAULT_BASE_URL, DEFAULT_HOSTED_CONCURRENCY, DEFAULT_LOCAL_CONCURRENCY, PLACEHOLDER_KEY,
                      STRUCTURED_FORMS, LLMConfig)
 from .gate import _gate_for
+from .transport import HTTPTransport, TransportError, TransportTimeout
 from .usage import LLMDeadlineError, LLMError, Usage
+from .wire import BadAnswer, StatusError, encode, read_completion
 
 log = logging.getLogger("bots.llm")
 
 # No attempt starts with less time than this left before the deadline (it could not get an answer anyway).
 _MIN_ATTEMPT_SECONDS = 0.05
 _RETRYABLE_STATUS = 429
-# A response_format the server does not take comes back as one of these (OpenAI/vLLM 400, FastAPI servers 422,
-# llama-cpp-python 500 with its validation error), with a message about the format.
-_FORM_REJECT_STATUS = (400, 415, 422, 500, 501)
-_FORM_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar", "structured", "guided")
 
 
 class LLMClient:
-    """Chat with one model; thread-safe (one ``openai.OpenAI`` client, lifetime usage behind a lock)."""
+    """Chat with one model; thread-safe (one pool of HTTP connections, lifetime usage behind a lock).
 
-    def __init__(self, config: LLMConfig, client: Any = None, *, sleep: Callable[[float], None] = time.sleep,
+    ``transport``: what sends a request (default :class:`~bots.llm.transport.HTTPTransport` to the config's
+    endpoint); a test may pass any object with ``post(payload: bytes, timeout: float) -> Reply`` and ``close()``."""
+
+    def __init__(self, config: LLMConfig, transport: Any = None, *, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic):
         self.config = config
         self.usage = Usage()
@@ -43,14 +42,12 @@ class LLMClient:
         setting = config.structured if config.json_mode else "off"
         self._first_form = STRUCTURED_FORMS[0] if setting == "auto" else setting
         self._form: str | None = "off" if setting == "off" else None  # the form found to be honoured
-        self._owns_client = client is None
-        if client is None:
+        self._owns_transport = transport is None
+        if transport is None:
             if not config.api_key and not config.base_url:
                 raise ValueError("no API key configured for the OpenAI endpoint")
-            client = openai.OpenAI(base_url=config.base_url or DEFAULT_BASE_URL,
-                                   api_key=config.api_key or PLACEHOLDER_KEY,
-                                   timeout=config.timeout, max_retries=0)
-        self._client = client
+            transport = HTTPTransport(config.base_url or DEFAULT_BASE_URL, config.api_key or PLACEHOLDER_KEY)
+        self._transport = transport
         limit = config.concurrency
         if limit is None:
             limit = DEFAULT_LOCAL_CONCURRENCY if config.base_url else DEFAULT_HOSTED_CONCURRENCY
@@ -58,9 +55,9 @@ class LLMClient:
         self._gate = _gate_for((config.base_url or DEFAULT_BASE_URL).rstrip("/"), self.concurrency)
 
     def close(self) -> None:
-        """Close the HTTP connections of the client built here (an injected client is left to its owner)."""
-        if self._owns_client:
-            self._client.close()
+        """Close the HTTP connections of the transport built here (an injected one is left to its owner)."""
+        if self._owns_transport:
+            self._transport.close()
 
     def __enter__(self) -> "LLMClient":
         return self
@@ -129,14 +126,14 @@ class LLMClient:
 
     def _chat_json(self, messages: list[dict], schema: dict, *, usage: Usage | None, max_tokens: int | None,
                    temperature: float | None, name: str) -> dict:
-        validator = _validator(schema)  # a bad schema is a programming error: SchemaError propagates
-        messages = _with_json_instruction(messages, schema)
+        plan = schema_plan(schema)  # a bad schema is a programming error: SchemaError propagates
+        validator = plan.validator
+        messages = _with_json_instruction(messages, plan.note)
         if max_tokens is None:
-            budget = answer_budget(schema)
-            max_tokens = self.config.max_tokens if budget is None else min(self.config.max_tokens, budget)
+            max_tokens = self.config.max_tokens if plan.budget is None else min(self.config.max_tokens, plan.budget)
 
-        answer = self._call(messages, usage=usage, max_tokens=max_tokens, temperature=temperature, schema=schema,
-                            name=name)
+        answer = self._call(messages, usage=usage, max_tokens=max_tokens, temperature=temperature,
+                            schema=plan.sent, name=name)
         obj, problem = self._check(answer, validator)
         if problem is None:
             return obj
@@ -147,8 +144,8 @@ class LLMClient:
             {"role": "user", "content": f"Your answer is not valid: {problem}. "
                                         "Reply with the corrected JSON object only, no other text."},
         ]
-        answer = self._call(repair, usage=usage, max_tokens=max_tokens, temperature=temperature, schema=schema,
-                            name=name)
+        answer = self._call(repair, usage=usage, max_tokens=max_tokens, temperature=temperature,
+                            schema=plan.sent, name=name)
         obj, problem = self._check(answer, validator)
         if problem is None:
             return obj
@@ -183,10 +180,9 @@ class LLMClient:
     def _delay(self, retry: int, error: Exception) -> float:
         cfg = self.config
         delay = min(cfg.backoff * (2 ** retry), cfg.backoff_cap)
-        response = getattr(error, "response", None)
-        if getattr(error, "status_code", None) == 429 and response is not None:
+        if isinstance(error, StatusError) and error.status_code == 429:
             try:
-                delay = min(max(delay, float(response.headers.get("retry-after", 0))), cfg.backoff_cap)
+                delay = min(max(delay, float(error.headers.get("retry-after", 0))), cfg.backoff_cap)
             except (TypeError, ValueError):
                 pass
         return delay
@@ -207,19 +203,6 @@ class LLMClient:
                     f"{'' if attempt == 1 else 's'} (last: {reason})")
         return LLMDeadlineError(self._scrub(text), attempts=attempt)
 
-    def _form_rejected(self, error: openai.APIStatusError, form: str) -> bool:
-        """Whether this error says the endpoint does not take the request's response_format (while the form is
-        still being found out: once known, errors are errors)."""
-        if self._form is not None or form == "off" or error.status_code not in _FORM_REJECT_STATUS:
-            return False
-        body = getattr(error, "body", None)
-        try:
-            body_text = json.dumps(body) if body is not None else ""
-        except (TypeError, ValueError):
-            body_text = str(body)
-        text = f"{error} {_error_message(error)} {body_text}".lower()
-        return any(w in text for w in _FORM_WORDS)
-
     def _settle(self, form: str) -> None:
         with self._lock:
             if self._form is None:
@@ -227,8 +210,10 @@ class LLMClient:
                 log.info("llm structured answers for %s: %s", self.config.model,
                          "prompt-only JSON" if form == "off" else form)
 
-    def _send(self, kwargs: dict, timeout: float, left: float | None) -> tuple[Any, float, float]:
-        """One HTTP attempt through the endpoint's gate: (response, seconds queued, seconds waiting for it)."""
+    def _send(self, payload: bytes, timeout: float, left: float | None
+              ) -> tuple[Any, float, float]:
+        """One HTTP attempt through the endpoint's gate: (the Reply or the TransportError, seconds queued, seconds
+        waiting for the answer)."""
         gate = self._gate
         queued = 0.0
         if gate is not None:
@@ -240,10 +225,9 @@ class LLMClient:
                 timeout = min(timeout, max(_MIN_ATTEMPT_SECONDS, left - queued))
         t1 = time.monotonic()
         try:
-            return self._client.chat.completions.create(**kwargs, timeout=timeout), queued, time.monotonic() - t1
-        except Exception as e:
-            e._llm_times = (queued, time.monotonic() - t1)  # type: ignore[attr-defined]
-            raise
+            return self._transport.post(payload, timeout), queued, time.monotonic() - t1
+        except TransportError as e:
+            return e, queued, time.monotonic() - t1
         finally:
             if gate is not None:
                 gate.release()
@@ -251,20 +235,22 @@ class LLMClient:
     def _call(self, messages: list[dict], *, usage: Usage | None, max_tokens: int | None,
               temperature: float | None, schema: dict | None = None, name: str = "answer",
               want_json: bool | None = None) -> str:
+        """One chat request with its retries; `schema` is the schema as the server gets it (server_schema)."""
         cfg = self.config
         want_json = schema is not None if want_json is None else want_json
-        kwargs: dict[str, Any] = {
+        request: dict[str, Any] = {
             "model": cfg.model,
             "messages": messages,
             "max_tokens": cfg.max_tokens if max_tokens is None else max_tokens,
             "temperature": cfg.temperature if temperature is None else temperature,
         }
         if cfg.seed is not None:
-            kwargs["seed"] = cfg.seed
+            request["seed"] = cfg.seed
         form = (self._form or self._first_form) if want_json else "off"
-        rf = _response_format(form, schema, name) if want_json else None
+        rf = response_format(form, schema, name) if want_json else None
         if rf is not None:
-            kwargs["response_format"] = rf
+            request["response_format"] = rf
+        payload = encode(request)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("llm request model=%s messages=%s", cfg.model, _preview(messages))
 
@@ -280,9 +266,13 @@ class LLMClient:
                 self._count(usage, Usage(queue_seconds=queued, model_seconds=waited))
                 raise self._deadline_error(usage, deadline[1], attempt, retries, reason, start)
             attempt += 1
+            status: int | None = None
             try:
-                response, q, w = self._send(kwargs, cfg.timeout if left is None else min(cfg.timeout, left), left)
+                reply, q, w = self._send(payload, cfg.timeout if left is None else min(cfg.timeout, left), left)
                 queued, waited = queued + q, waited + w
+                if isinstance(reply, TransportError):
+                    raise reply
+                answer = read_completion(reply)
                 break
             except _QueueTimeout as e:
                 queued += e.seconds
@@ -290,35 +280,31 @@ class LLMClient:
                 reason = reason or f"waited {e.seconds:.1f} s for a free request slot"
                 self._count(usage, Usage(queue_seconds=queued, model_seconds=waited))
                 raise self._deadline_error(usage, deadline[1], attempt, retries, reason, start) from None
-            except openai.APIStatusError as e:
-                q, w = getattr(e, "_llm_times", (0.0, 0.0))
-                queued, waited = queued + q, waited + w
+            except StatusError as e:
                 status = e.status_code
-                if want_json and self._form_rejected(e, form):
-                    # This endpoint does not take this form: the next one, at once (not a retry).
+                # While the form is being found out, an error about it means: the next form, at once (not a
+                # retry). Once known, errors are errors.
+                if want_json and self._form is None and form != "off" and e.rejects_format():
                     nxt = STRUCTURED_FORMS[STRUCTURED_FORMS.index(form) + 1]
                     log.info("llm server rejects response_format %s (HTTP %d); trying %s", form, status, nxt)
                     form = nxt
-                    rf = _response_format(form, schema, name)
+                    rf = response_format(form, schema, name)
                     if rf is None:
-                        kwargs.pop("response_format", None)
+                        request.pop("response_format", None)
                     else:
-                        kwargs["response_format"] = rf
+                        request["response_format"] = rf
+                    payload = encode(request)
                     attempt -= 1
                     continue
                 retryable = status == _RETRYABLE_STATUS or status >= 500
                 error: Exception = e
-                reason = f"HTTP {status}: {_error_message(e)}"
-            except openai.APIConnectionError as e:  # includes APITimeoutError
-                q, w = getattr(e, "_llm_times", (0.0, 0.0))
-                queued, waited = queued + q, waited + w
-                status, retryable, error = None, True, e
-                reason = "timeout" if isinstance(e, openai.APITimeoutError) else f"connection error: {e}"
-            except openai.OpenAIError as e:
-                q, w = getattr(e, "_llm_times", (0.0, 0.0))
-                queued, waited = queued + q, waited + w
-                status, retryable, error = None, False, e
-                reason = f"{type(e).__name__}: {e}"
+                reason = f"HTTP {status}: {e.message}"
+            except TransportError as e:
+                retryable, error = True, e
+                reason = "timeout" if isinstance(e, TransportTimeout) else f"connection error: {e}"
+            except BadAnswer as e:
+                retryable, error = False, e
+                reason = f"unreadable answer: {e}"
             left = None if deadline is None else deadline[0] - self.clock()
             out_of_time = left is not None and left <= _MIN_ATTEMPT_SECONDS
             if retryable and out_of_time:  # this attempt was cut short by the deadline, or used the last of it
@@ -345,17 +331,11 @@ class LLMClient:
         if want_json:
             self._settle(form)
         duration = time.monotonic() - start
-        text, finish = "", None
-        choices = getattr(response, "choices", None) or []
-        if choices:
-            text = choices[0].message.content or ""
-            finish = choices[0].finish_reason
+        text, finish = answer.text, answer.finish
         delta = Usage(calls=1, retries=retries, queue_seconds=queued, model_seconds=waited,
                       truncated=int(finish == "length"))
-        reported = getattr(response, "usage", None)
-        if reported is not None and reported.prompt_tokens is not None:
-            delta.prompt_tokens = int(reported.prompt_tokens or 0)
-            delta.completion_tokens = int(reported.completion_tokens or 0)
+        if answer.prompt_tokens is not None:
+            delta.prompt_tokens, delta.completion_tokens = answer.prompt_tokens, answer.completion_tokens
         else:
             delta.prompt_tokens = _estimate_tokens(messages)
             delta.completion_tokens = max(1, len(text) // 4) if text else 0
@@ -375,16 +355,3 @@ class _QueueTimeout(Exception):
     def __init__(self, seconds: float):
         super().__init__(f"waited {seconds:.2f} s for a request slot")
         self.seconds = seconds
-
-
-def _error_message(error: Exception) -> str:
-    body = getattr(error, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])[:500]
-        if isinstance(inner, str):
-            return inner[:500]
-        if isinstance(inner, dict) and inner.get("detail"):  # FastAPI's validation errors
-            return str(inner["detail"])[:500]
-    return str(getattr(error, "message", None) or error)[:500]
