@@ -15,7 +15,8 @@ from tasks.dond.brains import BRAINS
 from tasks.dond.generator import generate
 
 SPEC = get_task("dond")
-SYMBOLIC = sorted(name for name, cls in BRAINS.items() if not getattr(cls, "uses_llm", False))  # LLM agents: own tests
+SYMBOLIC = sorted(name for name, cls in BRAINS.items()  # LLM agents: own tests; scripted people: not agents
+                  if not getattr(cls, "uses_llm", False) and not name.startswith("person-"))
 # Counts (3, 2, 1). The agent (Bob) values a book 2, a hat 1, the ball 2; the person (Alice) 0, 4, 2.
 INSTANCE = {"counts": [3, 2, 1], "values": {"alice": [0, 4, 2], "bob": [2, 1, 2]}, "source": "generated",
             "line": None, "human": None, "l1": 7}
@@ -95,7 +96,9 @@ def test_bayes_answers_value_questions_truthfully_without_numbers():
     assert "nothing" not in text.lower().split("ball")[1][:40]      # a ball is worth 2 to Bob: never "worthless"
     got = room.say("which do you value most?")
     text = " ".join(m[1] for m in got if m[0] == "chat").lower()
-    assert "books and balls are worth the most to me, then hats" in text  # Bob: book 2, hat 1, ball 2
+    # Bob: book 2, hat 1, ball 2 (the order was said with the first answer: the same truth, another wording)
+    assert re.search(r"books and balls are worth the (most to me, then hats|same to me; books matter to me more "
+                     r"than hats)", text), text
 
 
 def test_bayes_reads_a_plain_offer_and_puts_it_in():

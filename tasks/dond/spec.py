@@ -17,6 +17,7 @@ SPEC = TaskSpec(
     instance_option="instance",
     brains=dict(BRAINS),
     default_brains=(DEFAULT, DEFAULT),
+    population=("alice", tuple(n for n in BRAINS if n.startswith("person-"))),  # scripted people, brains/people.py
     # The paper's LLM self-play on envy-free instances: deals that are envy-free and Pareto optimal.
     benchmark=(Benchmark("llm-workflow pair", ("llm-workflow", "llm-workflow"), (), "EF&PO", "fraction"),
                Benchmark("llm pair", ("llm", "llm"), (), "EF&PO", "fraction")),

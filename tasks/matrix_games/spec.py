@@ -12,6 +12,7 @@ SPEC = TaskSpec(
     game_class=MatrixGame,
     brains=dict(BRAINS),
     default_brains=("workflow", "workflow"),
+    population=("alice", tuple(n for n in BRAINS if n.startswith("person-"))),  # scripted people, brains/people.py
     # Two LLM agents with negotiation rounds: share of outcomes that are a Nash equilibrium.
     benchmark=(Benchmark("llm pair, prisoner's dilemma, 4 negotiation rounds", ("llm", "llm"),
                          (("game", "prisoners-dilemma"), ("negotiation", 4)), "NE", "fraction"),

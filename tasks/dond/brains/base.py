@@ -4,14 +4,17 @@ partner made, rejected or accepted an offer, or the partner wrote something). Su
 returns (line or None, move or None); a move is ("accept",), ("reject", reason) or ("propose", split).
 
 Never stall, never spam: every partner event gets exactly one answer (one line and at most one move), the same line
-is never said twice (`fresh` rewords it or drops it), and an agent with nothing new to say stays quiet.
+is never said twice, nor any sentence of it, paraphrases included (`fresh` and `compose` reword it or drop it),
+and an agent with nothing new to say stays quiet.
 """
 from __future__ import annotations
 
 import random
+import re
 from typing import Optional, Sequence
 
 from tasks.core import Brain, ChatShown, View
+from tasks.core.discipline import same_line
 
 from .. import items as I
 
@@ -24,6 +27,10 @@ def share_text(split: Sequence[int]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def _sentences(text: str) -> list[str]:
+    return [p for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p]
+
+
 class DondBrain(Brain):
     name = "dond"
 
@@ -33,6 +40,7 @@ class DondBrain(Brain):
         self.view: dict = {}
         self.heard: list[str] = []      # the partner's lines since my last answer
         self.said: set = set()          # every line I said (never repeat one)
+        self.sentences: list = []       # every sentence I said (never repeat one, paraphrases included)
         self.pending = False            # something new to answer
         self.started = False
         self._seen_offers: list = []    # (by, mine, status) as last seen
@@ -63,7 +71,7 @@ class DondBrain(Brain):
                 self.pending = True
                 self.heard_line(effect.text)
             else:
-                self.said.add(effect.text.strip().lower())
+                self._record(effect.text)
 
     # --- view helpers (own frame) -------------------------------------------------------------------------------
     @property
@@ -107,11 +115,33 @@ class DondBrain(Brain):
         return f"I take {share_text(split)}, you get {share_text(I.rest(self.counts, split))}"
 
     def fresh(self, *options: Optional[str]) -> Optional[str]:
-        """The first option not said before (case-insensitive), else None."""
+        """The first option none of whose sentences was said before (paraphrases included), else None."""
         for text in options:
-            if text and text.strip().lower() not in self.said:
+            if text and text.strip().lower() not in self.said and self._new(text):
                 return text
         return None
+
+    def compose(self, *slots) -> Optional[str]:
+        """One line from slots (a wording, or a tuple of wordings of the same thing): per slot the first wording
+        with a sentence not said before, without its sentences said before; a slot with none is left out. None
+        when nothing is left."""
+        out: list[str] = []
+        for slot in slots:
+            options = (slot,) if isinstance(slot, str) else tuple(slot or ())
+            for text in options:
+                new = [p for p in _sentences(text or "") if self._new(p) and not any(same_line(p, o) for o in out)]
+                if new:  # a sentence said before is left out, the rest of the wording stays
+                    out.extend(new)
+                    break
+        return " ".join(out) or None
+
+    def _new(self, text: str) -> bool:
+        return not any(same_line(part, old) for part in _sentences(text) for old in self.sentences)
+
+    def _record(self, text: str) -> None:
+        if text.strip().lower() not in self.said:
+            self.said.add(text.strip().lower())
+            self.sentences.extend(_sentences(text))
 
     # --- hooks ---------------------------------------------------------------------------------------------------
     def new_game(self, view: dict) -> None:
@@ -139,7 +169,7 @@ class DondBrain(Brain):
             return self.move_inputs(move)
         out = []
         if line:
-            self.said.add(line.strip().lower())
+            self._record(line)
             out.append(self.say(line))
         if move:
             out.extend(self.move_inputs(move, first=not out))

@@ -24,6 +24,7 @@ as a formal offer, and never repeats a line.
 """
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from .. import items as I
@@ -31,6 +32,8 @@ from ..belief import Belief
 from ..reader import read, reason_of
 from .base import DondBrain, share_text
 
+WHY = re.compile(r"\b(why|how come|what for)\b", re.I)
+DEFER = re.compile(r"\b(whatever works|whatever you (want|like|think)|either is fine|i'?m easy)\b", re.I)
 RETRY = 0.5        # a split the partner rejected counts this much less each time
 FALLBACK = 0.9     # what an offer I turn down is still worth if my alternative fails (the partner may re-offer it)
 CONCEDE = 0.25     # accept margin added per round after the third
@@ -55,6 +58,25 @@ def order_text(values, counts) -> str:
     if zeros:
         text += f"; {' and '.join(zeros)} are worth nothing to me"
     return text[0].upper() + text[1:] + "."
+
+
+def asked_values(r) -> list:
+    """The value questions in a reading (types, None = the order in general): what the reader found, else, for a
+    question it could not place that is not "why?" nor "what do you want?", the order ("which items matter most
+    to you?")."""
+    if r.ask_value:
+        return list(r.ask_value)
+    if r.question and not (r.ask_want or r.has_offer or r.defer or WHY.search(r.text)):
+        return [None]
+    return []
+
+
+def asked(text: str, counts) -> dict:
+    """What a person's line asks of this agent, as it reads it: why, want (an offer), values (types, None = the
+    order), and whether it refuses, defers or agrees (tests/data/people/dond measures it)."""
+    r = read(text, counts)
+    return {"why": bool(WHY.search(text)), "want": r.ask_want, "values": asked_values(r), "no": r.no,
+            "defer": r.defer or bool(DEFER.search(text)), "yes": r.yes and not r.no}
 
 
 class BayesBrain(DondBrain):
@@ -149,6 +171,7 @@ class BayesBrain(DondBrain):
         """The split to propose; `partial` ({type: my count}) keeps what the partner just settled in words when
         that leaves a split I may propose."""
         pool = [s for s in I.all_splits(self.counts) if self.allowed(s)] or list(I.all_splits(self.counts))
+        pool = [s for s in pool if self.tidy(s) == s] or pool  # never ask for what I call worthless
         if partial:
             pool = [s for s in pool if all(s[k] == n for k, n in partial.items())] or pool
         return max(pool, key=lambda s: (round(self.score(s), 9), self.u(s), -sum(s)))
@@ -171,66 +194,107 @@ class BayesBrain(DondBrain):
         return True
 
     # --- talking --------------------------------------------------------------------------------------------------
-    def answers(self, readings) -> list[str]:
-        """Truthful answers to value questions: the preference order, never numbers."""
+    def answers(self, readings) -> list[tuple]:
+        """Truthful answers to value questions, the preference order, never numbers: one slot (several wordings)
+        per question (`compose` takes the first not said yet). A question the reader could not place ("which
+        items matter most to you?") gets the order."""
         out = []
         for r in readings:
-            for k in r.ask_value:
+            for k in asked_values(r):
                 if k is None:
-                    out.append(order_text(self.values, self.counts))
+                    out.append(self.order_wordings())
                 elif self.values[k] == 0:
-                    out.append(f"{I.PLURALS[k].capitalize()} are worth nothing to me.")
+                    name = I.PLURALS[k]
+                    out.append((f"{name.capitalize()} are worth nothing to me.", f"I don't need the {name} at all.",
+                                f"None of the {name} matter to me."))
                 else:
-                    out.append(self.compare_text(k))
+                    out.append((self.compare_text(k), order_text(self.values, self.counts)))
         return out
 
+    def order_wordings(self) -> tuple:
+        top = max(range(3), key=lambda k: self.values[k])
+        low = [I.PLURALS[k] for k in range(3) if k != top]
+        unique = sum(v == self.values[top] for v in self.values) == 1
+        return (order_text(self.values, self.counts),
+                *((f"{I.PLURALS[top].capitalize()} matter most to me; {' and '.join(low)} less.",) if unique else ()),
+                self.compare_text(top))
+
     def compare_text(self, k: int) -> str:
-        """How type k compares with the others for me, truthfully, without numbers."""
+        """How type k compares with the others for me, truthfully, without numbers, in sentences the reader
+        (and a person) reads back as they are meant."""
         v, name = self.values, I.PLURALS[k]
-        same = [I.PLURALS[j] for j in range(3) if j != k and v[j] == v[k]]
-        more = [I.PLURALS[j] for j in range(3) if v[j] > v[k]]
-        less = [I.PLURALS[j] for j in range(3) if v[j] < v[k]]
-        parts = []
-        if same:
-            parts.append(f"as much as {' and '.join(same)}")
-        if less:
-            parts.append(f"more than {' and '.join(less)}")
-        if more:
-            parts.append(f"less than {' and '.join(more)}")
-        return f"I'd rather not give numbers, but {name} do matter to me: {', '.join(parts)}."
+        parts = [f"{name} and {I.PLURALS[j]} are worth the same to me" for j in range(3) if j != k and v[j] == v[k]]
+        parts += [f"{name} matter to me more than {I.PLURALS[j]}" for j in range(3) if v[j] < v[k]]
+        parts += [f"{I.PLURALS[j]} matter to me more than {name}" for j in range(3) if v[j] > v[k]]
+        text = "; ".join(parts)
+        return "I'd rather not give numbers. " + text[0].upper() + text[1:] + "."
+
+    def why_text(self, split) -> tuple:
+        """Why this split, from what is true: it leaves me no worse off than the partner, what matters most to me,
+        and what the partner gets."""
+        rest = share_text(I.rest(self.counts, split))
+        top = max(self.values)
+        most = " and ".join(I.PLURALS[k] for k in range(3) if self.values[k] == top)
+        fair = self.ef_for_me(split)
+        return ((f"Because with {share_text(split)} I am no worse off than you, and you get {rest}." if fair else
+                 f"Because {share_text(split)} is the least I can take, and you get {rest}."),
+                f"Because {most} matter most to me, and {rest} is what I can give up.",
+                f"It is the fairest split I see for both of us: I keep {share_text(split)}, you get {rest}.")
+
+    def tidy(self, split) -> tuple:
+        """`split` without the items I said (or would say) are worth nothing to me: they go to the partner."""
+        return tuple(0 if self.values[k] == 0 else n for k, n in enumerate(split))
+
+    def last_resort(self, split) -> tuple:
+        """Wordings that are new whatever was said (the round number differs every round)."""
+        r = int(self.view.get("round", 1))
+        return (f"Round {r}: my offer is {share_text(split)} for me, the rest for you. Accept it, or tell me what "
+                "you need.", f"Still round {r}: {self.deal_text(split)}. What would you change?")
 
     def decide(self):
         self.absorb_offers()
         self.trace.append((int(self.view.get("round", 1)), tuple(self.belief.p)))
         readings, self.readings = self.readings, []
-        lines = self.answers(readings)
+        why_asked = any(WHY.search(r.text) for r in readings)
+        slots = self.answers(readings)
         offer, told, partial = self.open_offer(), self.text_offer, self.partial
         self.text_offer, self.partial = None, None
         if offer is not None and self.acceptable(offer):
-            return self.fresh("Deal, I accept.", "That works for me, deal.", "OK, deal."), ("accept",)
-        if told is not None and self.acceptable(told) and self.my_open_offer() != told:
-            line = " ".join(lines + [f"OK, let's do that: {self.deal_text(told)}. I've put it in as an offer, "
-                                     "please accept it."])
-            return self.fresh(line, line + " Thanks!"), ("propose", told)
+            return "Deal, I accept.", ("accept",)  # accepting is a lone click (the line is not sent)
+        if told is not None and self.acceptable(told) and self.my_open_offer() != self.tidy(told):
+            mine = self.tidy(told)
+            kept = [I.PLURALS[k] for k in range(3) if told[k] != mine[k]]
+            keep = f" Keep the {' and '.join(kept)}, they are worth nothing to me." if kept else ""
+            line = self.compose(*slots, (f"OK, let's do that: {self.deal_text(mine)}.{keep} I've put it in as an "
+                                         "offer, please accept it.",
+                                         f"Agreed: {self.deal_text(mine)}.{keep} It is my offer now; please accept "
+                                         "it."), self.last_resort(mine))
+            return line, ("propose", mine)
         split = self.best(partial)
         if not self.told_order and self.share_order:
             self.told_order = True
-            order = order_text(self.values, self.counts)
-            if order not in lines:  # a question about its values was answered with the same sentence already
-                lines.append(order)
-        why = ""
+            if not any(s == self.order_wordings() for s in slots):  # not when a question was answered with it
+                slots.append((order_text(self.values, self.counts),))
         answered = offer if offer is not None else told  # the partner's offer I turn down, formal or in words
         if answered is not None and answered != self.my_open_offer():
-            why = ("That leaves me worse off than you. " if not self.ef_for_me(answered)
-                   else "I think we can both do better. ")
+            slots.append(("That leaves me worse off than you.", "That would not be fair to me.",
+                          "I can't take that, I'd be worse off than you.") if not self.ef_for_me(answered)
+                         else ("I think we can both do better.", "We can both do better than that.",
+                               "There is a better split for both of us."))
         elif partial:
-            why = "Fine with me for " + " and ".join(I.PLURALS[k] for k in sorted(partial)) + ". "
+            slots.append(("Fine with me for " + " and ".join(I.PLURALS[k] for k in sorted(partial)) + ".",))
+        if why_asked:
+            slots.append(self.why_text(split))
         if offer is None and self.my_open_offer() == split:
             if told == split or any(r.yes for r in readings):
-                lines.append("Great, please accept my offer to close the deal.")
-            elif why or any(r.ask_want or r.defer for r in readings) or not lines:
-                lines.append(f"{why}My offer stands: {self.deal_text(split)}.")
-            return self.fresh(" ".join(lines), "Please accept my offer, or tell me what you would change."), None
-        text = " ".join(lines + [f"{why}How about this: {self.deal_text(split)}?"])
-        alt = " ".join(lines + [f"{why}My offer: {share_text(split)} for me, the rest for you."])
-        return self.fresh(text, alt), ("propose", split)
+                slots.append(("Great, please accept my offer to close the deal.",
+                              "Then please click accept on my offer."))
+            else:
+                slots.append((f"My offer stands: {self.deal_text(split)}.",
+                              "Please accept my offer, or tell me what you would change.",
+                              f"I still think this is fair: {self.deal_text(split)}."))
+            return self.compose(*slots) or self.compose(self.last_resort(split)), None
+        slots.append((f"How about this: {self.deal_text(split)}?",
+                      f"My offer: {share_text(split)} for me, the rest for you.",
+                      f"What about this: {self.deal_text(split)}?"))
+        return self.compose(*slots) or self.compose(self.last_resort(split)), ("propose", split)
