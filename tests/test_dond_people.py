@@ -24,7 +24,8 @@ def rows():
 def test_the_agent_keeps_the_discipline_with_every_kind_of_person(rows, kind):
     row = rows[kind]
     assert row["completed"] == GAMES and row["stalls"] == 0, row
-    assert row["repeated lines"] == 0 and row["unanswered"] == 0 and row["contradictions"] == 0, row
+    assert row["repeated lines"] == 0 and row["repeated sentences"] == 0, row
+    assert row["unanswered"] == 0 and row["contradictions"] == 0, row
     assert row["agreement"] == 1.0 and row["EF"] == 1.0, row
     assert row["quality"] >= rows["person-cooperative"]["quality"] - 0.05, row
 
@@ -49,3 +50,10 @@ def test_the_people_catch_a_contradiction_and_a_repeated_line(monkeypatch):
     monkeypatch.setitem(SPEC.brains, "liar", CallsBooksWorthless)
     g = person_game("person-asker", 0, agent="liar")
     assert g["contradictions"] and g["repeats"] and not g["deal"]
+
+
+def test_two_offers_with_the_same_numbers_in_another_order_are_two_lines():
+    from tasks.core.discipline import same_line
+    assert not same_line("How about this: I take 2 books and 1 ball, you get 1 hat?",
+                         "How about this: I take 1 book and 2 balls, you get 1 hat?")
+    assert same_line("How about this: I take 2 books and 1 ball?", "how about this - I take 2 books and 1 ball")

@@ -49,10 +49,11 @@ def normalise(text: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9$ ]+", " ", text.lower().replace("'", "")).split())
 
 
-def _keys(text: str) -> set:
-    """The numbers and names in a line (a sentence's first word does not count as a name)."""
+def _keys(text: str) -> list:
+    """The numbers and names in a line, in order ("2 books and 1 ball" is not "1 book and 2 balls"; a sentence's
+    first word does not count as a name)."""
     body = re.sub(r"(^|[.!?]\s+)[A-Z][a-z]+", r"\1", text.strip())
-    return {k.strip().lower() for k in _KEY.findall(body) if k.strip().lower() not in ("i", "ok")}
+    return [k.strip().lower() for k in _KEY.findall(body) if k.strip().lower() not in ("i", "ok")]
 
 
 def same_line(a: str, b: str) -> bool:

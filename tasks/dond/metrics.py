@@ -10,6 +10,7 @@ EF & PO  both; total = Alice + Bob.
 from __future__ import annotations
 
 import math
+import re
 from typing import Optional, Sequence
 
 from tasks.core import llm_acts
@@ -122,10 +123,12 @@ def person_game(kind: str, seed: int, agent: str = "bayes", hard: str = "L1<=4")
     report = brains[person].report
     lines = report["agent_lines"]
     repeats = [ln for i, ln in enumerate(lines) if any(same_line(ln, old) for old in lines[:i])]
+    said = [p for ln in lines for p in re.split(r"(?<=[.!?])\s+", ln) if len(p.split()) >= 3]
+    sentences = [p for i, p in enumerate(said) if any(same_line(p, old) for old in said[:i])]
     r = match.results or {}
     return {"kind": kind, "seed": seed, "completed": r.get("status") == "completed",
-            "stalls": report["stalls"] + (not match.over), "repeats": repeats, "questions": report["questions"],
-            "unanswered": list(report["unanswered"]), "contradictions": list(report["contradictions"]),
+            "stalls": report["stalls"] + (not match.over), "repeats": repeats, "repeated_sentences": sentences,
+            "questions": report["questions"], "unanswered": list(report["unanswered"]), "contradictions": list(report["contradictions"]),
             "deal": bool(r.get("deal")), "ef": bool(r.get("envy_free")), "quality": r.get("normalized_score") or 0.0}
 
 
@@ -137,6 +140,7 @@ def people_rows(games: list[dict]) -> list[dict]:
         n = len(gs)
         rows.append({"kind": kind, "games": n, "completed": sum(g["completed"] for g in gs),
                      "stalls": sum(g["stalls"] for g in gs), "repeated lines": sum(len(g["repeats"]) for g in gs),
+                     "repeated sentences": sum(len(g["repeated_sentences"]) for g in gs),
                      "questions": sum(g["questions"] for g in gs),
                      "unanswered": sum(len(g["unanswered"]) for g in gs),
                      "contradictions": sum(len(g["contradictions"]) for g in gs),
