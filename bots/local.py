@@ -28,6 +28,7 @@ from tasks.core import (
 )
 
 from tasks.core import llm_acts as llm_figures
+from tasks.core.discipline import audit_columns, audit_log
 
 from .eventlog import JsonlRoomLog
 
@@ -618,6 +619,7 @@ def print_tables(spec: TaskSpec, manifest: dict, by_condition: list[list[GameRec
         label = agent_label(spec, agents, records)
         columns = dict(cond.get("columns") or [])
         if manifest.get("kind") == "population":
+            summary.update(_discipline(spec, records))
             rows.append({**columns, "agents": label, **summary})
         else:
             rows.append({"agents": label, **columns, **summary})
@@ -662,8 +664,8 @@ def population_agents(spec: TaskSpec, agent: Optional[str]) -> list[tuple[str, d
     evaluated agent (default: the task's default brain for that seat) takes every other seat."""
     if not spec.population:
         raise SystemExit(f"{spec.name} has no partner population (TaskSpec.population)")
-    seat, partners = spec.population[0], tuple(spec.population[1])
-    others = [s for s in spec.seats if s != seat]
+    seats, partners = population_seats(spec), tuple(spec.population[1])
+    others = [s for s in spec.seats if s not in seats]
     if agent and "," in agent:
         raise SystemExit("--population takes one agent (for the seat the partners do not take), e.g. --agents solver")
     name = agent or spec.default_brains[spec.seats.index(others[0])]
@@ -672,7 +674,20 @@ def population_agents(spec: TaskSpec, agent: Optional[str]) -> list[tuple[str, d
             spec.check_brain(name, s)
         except ValueError as exc:
             raise SystemExit(str(exc)) from None
-    return [(p, {s: (p if s == seat else name) for s in spec.seats}) for p in partners]
+    return [(p, {s: (p if s in seats else name) for s in spec.seats}) for p in partners]
+
+
+def population_seats(spec: TaskSpec) -> tuple[str, ...]:
+    """The seats the population's people take (one seat, or several: e.g. both travellers of a mediation)."""
+    seat = spec.population[0]
+    return (seat,) if isinstance(seat, str) else tuple(seat)
+
+
+def _discipline(spec: TaskSpec, records: list[GameRecord]) -> dict:
+    """The dialogue discipline's audit over a partner type's games (stalls, repeated agent lines, unanswered
+    questions of the people), from the games' logs."""
+    logs = [r.log_path for r in records if r.log_path and os.path.exists(r.log_path)]
+    return audit_columns([audit_log(path, population_seats(spec)) for path in logs]) if logs else {}
 
 
 def run_population(spec: TaskSpec, args, options: dict, llm, out_dir: str, brain_options: dict) -> int:

@@ -35,12 +35,18 @@ TYPOS = {"wht": "what", "wat": "what", "wut": "what", "whta": "what", "waht": "w
          "y": "why", "hw": "how", "hwo": "how", "cn": "can", "cna": "can", "si": "is", "iz": "is", "r": "are",
          "wich": "which", "whcih": "which", "wher": "where", "hwat": "what", "coudl": "could", "woudl": "would"}
 # openings that look like questions but are not: "whatever works", "anything is fine", "how about" is a wish
-NOT_QUESTION = re.compile(r"^\s*(whatever|anything (works|is fine|goes)|any (is|works)|is fine|are fine|"
+NOT_QUESTION = re.compile(r"^\s*((is|are) a must\b|(would|could|will|should|might|can|is|are) be (nice|great|good|fine|ok|cool|"
+                          r"better|lovely|important|a must)\b(?!.*\?)|whatever|don'?t (really )?(care|mind)|anything (works|is fine|goes)|any (is|works)|is fine|are fine|"
                           r"do (it|that|whatever)|can'?t (make|do|go|miss)|could be (better|worse)|will do|"
                           r"have (a|to|an)\b|has to|was |were |did (it|that)\b)", re.I)
 # mid-line question clauses: "ok but why that one", "also is there anything cheaper"
 INNER = re.compile(r"(^|[.!,;]\s*|\b(but|and|also|so|ok|okay|hmm|hm)\s+)(why|what|how|which|is there|are there|"
                    r"can (you|we|i)|could (you|we)|would (you|it)|do (you|we)|does (it|that|this))\b", re.I)
+# a person leaving the choice to the agent ("you pick", "whatever works", "surprise me", "up to u")
+DEFERRAL = re.compile(r"\b(you (pick|choose|decide)|(up to|your call|trust) (you|u)\b|whatever|surprise me|"
+                      r"(don'?t|do not) (really )?care(\s+(which|what|where)\b|\s*[.!,]?\s*$)|"
+                      r"no (strong )?(preference|feelings)|"
+                      r"go ahead and (pick|choose)|either (is|works)|anything (works|is fine)|i'?m easy)", re.I)
 _KEY = re.compile(r"\$?\d[\d.,:]*|\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)*")
 
 
@@ -86,6 +92,10 @@ def is_question(text: str) -> bool:
     if first_word(t) in QUESTION_WORDS and len(normalise(t).split()) >= 2:
         return True
     return bool(INNER.search(t))
+
+
+def is_deferral(text: str) -> bool:
+    return bool(DEFERRAL.search(text.replace("’", "'")))
 
 
 class Discipline:
@@ -212,3 +222,20 @@ def audit_columns(audits: list[dict]) -> dict:
     total = {k: sum(a.get(k, 0) for a in audits) for k in ("stalls", "repeats", "questions", "unanswered")}
     return {"stalls": total["stalls"], "repeated lines": total["repeats"], "questions": total["questions"],
             "unanswered": total["unanswered"]}
+
+
+class Waiting:
+    """A scripted person's count of the agent's turns it waited through with nothing to click and nothing left to
+    say (for the audit: it notes a "stall" when that reaches two)."""
+
+    def __init__(self) -> None:
+        self.turns = 0
+
+    def after(self, moved: bool, heard: bool, can_click: bool) -> bool:
+        """Record one of the person's turns; True exactly when it has now waited more than one agent turn."""
+        if moved or can_click:
+            self.turns = 0
+            return False
+        if heard:
+            self.turns += 1
+        return heard and self.turns == 2

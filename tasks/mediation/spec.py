@@ -2,7 +2,7 @@
 from tasks.core import Benchmark, CliOption, TaskSpec
 
 from . import metrics
-from .brains import BRAINS, USER_BRAINS
+from .brains import BRAINS, PEOPLE, USER_BRAINS
 from .game import MediationGame
 
 SPEC = TaskSpec(
@@ -15,6 +15,7 @@ SPEC = TaskSpec(
     benchmark=(Benchmark("llm assistant, two simulated users", ("simuser", "simuser", "llm"), (), "reward",
                          "fraction"),),
     seat_brains={"user1": USER_BRAINS, "user2": USER_BRAINS, "assistant": ("mediator", "llm")},
+    population=(("user1", "user2"), tuple(PEOPLE)),  # scripted travellers in both user seats (brains/people.py)
     summarize=metrics.summarize,
     per_game_columns=("score", "best", "worst", "normalized_score", "proposals", "words", "turns"),
     roles={"user1": "a traveller with a private calendar and flights (talks only with the assistant)",

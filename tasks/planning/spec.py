@@ -2,7 +2,7 @@
 from tasks.core import Benchmark, CliOption, TaskSpec
 
 from . import metrics
-from .brains import BRAINS
+from .brains import BRAINS, PEOPLE, USER_BRAINS
 from .game import PlanningGame
 
 SPEC = TaskSpec(
@@ -14,7 +14,8 @@ SPEC = TaskSpec(
     default_brains=("simuser", "planner"),
     # The LLM assistant with the simulated user: normalised reward.
     benchmark=(Benchmark("llm assistant, simulated user", ("simuser", "llm"), (), "reward", "fraction"),),
-    seat_brains={"user": ("simuser", "llm"), "assistant": ("planner", "llm")},
+    seat_brains={"user": USER_BRAINS, "assistant": ("planner", "llm")},
+    population=("user", tuple(PEOPLE)),  # scripted travellers (brains/people.py); the agent plans for them
     summarize=metrics.summarize,
     per_game_columns=("score", "best", "worst", "normalized_score", "proposals", "searches", "words", "turns"),
     roles={"user": "the traveller, with private preferences (talks first)",

@@ -14,23 +14,23 @@ import re
 from typing import Optional
 
 from tasks.core import Brain, Chat, ChatShown, Message, View
+from tasks.core.discipline import Discipline, is_deferral
 
 from ..game import USERS
 from ..parse import _importance as importance, _level as level, read_message
+from . import answers
 from .model import DEFAULT_IMPORTANCE, UserModel, best_pairs
 
 ASK = ("Hi! I'm booking your flight. I can see your shared work events, but not how important they are or your "
        "private ones. Which meetings should the flight avoid (day, time, importance 1-10)? How much do price and "
        "landing close to your friend matter to you?")
 ASK_SHORT = "Hi! Which meetings must your flight avoid (day, time, importance)? Does price matter?"
-PITCH = ("How about flight {n} for you ({what})? It fits what you told me and you'd land close to your friend. "
-         "Please accept or reject it on your page.")
-AGAIN = "Sorry about that! If a meeting, the price or the arrival time bothers you, tell me and I'll adjust."
-EXPLAIN = ("It's the best pair I can find with what you both told me: it avoids the meetings that matter, keeps "
-           "the price down and you land close to your friend. Please accept or reject it on your page.")
-FOLLOW = "How important is your meeting {when}, on a scale of 1 to 10? A good flight for you would overlap it."
+# after a bare reject (each said at most once a game: the discipline refuses repeats, then nothing is said)
+AGAIN = ("Sorry about that! If a meeting, the price or the arrival time bothers you, tell me and I'll adjust.",
+         "Here's another option. Tell me what didn't work, if you like.", "Another try below.")
+FOLLOW = (" By the way, how important is your meeting {when}, 1 to 10? If it matters, I'll change the flight.")
 NUDGE = "Are you there? If any meetings matter to you, tell me; otherwise I'll pick a flight for you."
-NOTED = ["Thanks, noted!", "Got it, thanks.", "Thanks, that helps."]
+NOTED = ["Thanks, noted!", "Got it, thanks.", "Thanks, that helps.", "Noted."]
 
 
 class MediatorBrain(Brain):
@@ -45,7 +45,6 @@ class MediatorBrain(Brain):
         self.asked = {u: 0 for u in USERS}
         self.spoke = {u: False for u in USERS}
         self.news = {u: False for u in USERS}      # learned something since the last proposal
-        self.questions = {u: False for u in USERS}
         self.rejected: list[tuple[int, int]] = []
         self.followed = {u: False for u in USERS}
         self.deferred = {u: False for u in USERS}     # "you choose": no more questions for this user
@@ -56,6 +55,8 @@ class MediatorBrain(Brain):
         self.reject_from: Optional[str] = None
         self.proposed = 0
         self.early: list[tuple[str, str]] = []     # lines heard before the page arrived
+        self.d = {u: Discipline() for u in USERS}  # per user: no line twice, no waiting on a question, answers
+        self.wrote = {u: False for u in USERS}     # the user wrote anything (never "Are you there?" then)
 
     # --- observing ----------------------------------------------------------------------------------------------
     def observe(self, effect) -> None:
@@ -72,6 +73,7 @@ class MediatorBrain(Brain):
                 self.history.append(self.last_pair)
         elif isinstance(effect, ChatShown):
             if effect.seat in USERS:
+                self.wrote[effect.seat] = True
                 if self.models is None:
                     self.early.append((effect.seat, effect.text))
                 else:
@@ -129,27 +131,26 @@ class MediatorBrain(Brain):
             if imp is not None:
                 self.models[k].shared[eid][2] = imp
                 new = True
-        self.deferred[seat] |= rd.defer
-        self.news[seat] |= new or rd.defer
-        self.questions[seat] |= rd.question and not new
+        defer = rd.defer or is_deferral(text)
+        self.models[k].heard |= defer
+        self.deferred[seat] |= defer
+        self.news[seat] |= new or defer
+        self.d[seat].heard(text, told=new or defer)
 
-    def _follow_up(self, v: dict, pair, say) -> bool:
-        """Ask a user, once, how important a shared meeting is that the best pair's flight would overlap, when the
-        user has not said how much their other meetings matter (that answer could change the pair)."""
-        asked = False
-        for k, u in enumerate(USERS):
-            m = self.models[k]
-            if self.followed[u] or self.deferred[u] or not self.spoke[u] or m.default_importance != DEFAULT_IMPORTANCE:
-                continue
-            s, e, _ = m.flights[pair[k]]
-            hit = [eid for eid, (a, b, imp) in m.shared.items() if imp is None and a < e and s < b]
-            if hit:
-                ev = next(x for x in v["users"][k]["calendar"] if x["id"] == hit[0])
-                self.followed[u] = True
-                self.awaiting[u] = hit[0]
-                say(u, FOLLOW.format(when=ev["when"]))
-                asked = True
-        return asked
+    def _follow_up(self, v: dict, k: int, i: int) -> str:
+        """A question, put beside the proposal, about a shared meeting the user's flight overlaps when the user has
+        not said how much their other meetings matter (the answer could change the flight). Asked once per user."""
+        u, m = USERS[k], self.models[k]
+        if self.followed[u] or self.deferred[u] or not self.spoke[u] or m.default_importance != DEFAULT_IMPORTANCE:
+            return ""
+        s, e, _ = m.flights[i]
+        hit = [eid for eid, (a, b, imp) in m.shared.items() if imp is None and a < e and s < b]
+        if not hit:
+            return ""
+        ev = next(x for x in v["users"][k]["calendar"] if x["id"] == hit[0])
+        self.followed[u] = True
+        self.awaiting[u] = hit[0]
+        return FOLLOW.format(when=ev["when"])
 
     # --- acting -------------------------------------------------------------------------------------------------
     def act(self):
@@ -161,9 +162,10 @@ class MediatorBrain(Brain):
         moves: list = []
 
         def say(u, text):
-            if v.get("final") or (budget is not None and len(text.split()) + 25 > budget - sum(
-                    len(m.text.split()) for m in moves if isinstance(m, Chat))):
+            if not text or not self.d[u].fresh(text) or v.get("final") or (budget is not None and len(text.split()) + 25 >
+                                                                           budget - sum(len(m.text.split()) for m in moves if isinstance(m, Chat))):
                 return
+            self.d[u].said(text)
             moves.append(Chat(self.seat, text, turn=not moves, to=(u,)))
 
         pending = v.get("pending")
@@ -172,44 +174,56 @@ class MediatorBrain(Brain):
         if v.get("final") or (tight and budget is not None and budget < 40):
             ready = True
         if pending is None and self.reject_from is not None and not self.news[self.reject_from] and not tight:
-            say(self.reject_from, AGAIN)  # a reject without a reason: ask, but propose the next best pair anyway
+            say(self.reject_from, self.d[self.reject_from].pick(*AGAIN))  # then the next best pair anyway
         for u, m in zip(USERS, self.models):
             if not self.asked[u] and not (m.heard and ready):
                 say(u, ASK_SHORT if tight else ASK)  # counted in `asked` once the line is shown
         if not ready:
             for u, m in zip(USERS, self.models):
-                if self.asked[u] == 1 and not self.spoke[u] and any(o.heard for o in self.models if o is not m):
+                if self.asked[u] == 1 and not self.wrote[u] and any(o.heard for o in self.models if o is not m):
                     say(u, NUDGE)  # a silent user: one reminder, then the pair is chosen on what is known
             for u in USERS:
-                if self.questions[u] or self.news[u]:
-                    say(u, self.rng.choice(NOTED))
-                    self.questions[u] = self.news[u] = False
+                if self.d[u].owed():
+                    say(u, answers.before_proposal(self.d[u].owed()[0]))
+                    self.d[u].answered()
+                elif self.news[u]:
+                    say(u, self.d[u].pick(*self.rng.sample(NOTED, len(NOTED))))
+                self.news[u] = False
             return moves
         changed = any(self.news.values()) or self.reject_from is not None
         if pending is not None and not changed:
-            for u in USERS:
-                if self.questions[u]:  # a question about the open proposal: say why, once per question
-                    say(u, EXPLAIN)
-                    self.questions[u] = False
+            self._answer(v, say)
             return moves
         twice = (v.get("rules") or {}).get("arrival", "per_user") == "per_user"
         ranked = best_pairs(self.models, self.arrival, twice, exclude=self.rejected)
         if not ranked:
             ranked = best_pairs(self.models, self.arrival, twice)
         i, j, _ = ranked[0]
-        if not tight and not v.get("final") and self._follow_up(v, (i, j), say):
-            return moves  # one targeted question first; the proposal follows the answer (or the next wake-up)
         if pending is not None and (i, j) == self.last_pair:
+            self._answer(v, say)  # new facts that leave the pair as it is: still answer what was asked
             self.news = {u: False for u in USERS}
             return moves
+        owed = {u: bool(self.d[u].owed()) for u in USERS}
         for k, u in enumerate(USERS):
+            self.d[u].answered()  # the new flight and its reasons answer what was asked about the old one
             if not tight or self.proposed == 0:
                 f = v["users"][k]["flights"][(i, j)[k]]
-                say(u, PITCH.format(n=f["id"], what=f"{f['carrier']}, ${f['price']}, {f['when']}"))
+                ask = "" if tight or v.get("final") else self._follow_up(v, k, (i, j)[k])
+                text = answers.pitch(self.models[k], (i, j)[k], f) + ask
+                if not self.d[u].fresh(text):  # the same flight again: say why, if they asked, else nothing new
+                    text = answers.explain(self.models, k, (i, j), v["users"][k]["flights"]) if owed[u] else ""
+                say(u, text)
         moves.append(self.command("propose", i + 1, j + 1, first=not moves))
         self.proposed += 1
         self.last_pair = (i, j)
         self.reject_from = None
         self.news = {u: False for u in USERS}
-        self.questions = {u: False for u in USERS}
         return moves
+
+    def _answer(self, v: dict, say) -> None:
+        """Answer each user's questions about the open proposal: why this flight, what a cheaper one costs."""
+        for k, u in enumerate(USERS):
+            if self.d[u].owed() and self.last_pair is not None:
+                text = answers.explain(self.models, k, self.last_pair, v["users"][k]["flights"])
+                self.d[u].answered()
+                say(u, text if self.d[u].fresh(text) else "As I said above: " + text)

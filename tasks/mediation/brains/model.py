@@ -8,6 +8,7 @@ arriving together as 5 of 10.
 """
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import numpy as np
@@ -18,6 +19,8 @@ from ..parse import Reading
 DEFAULT_IMPORTANCE = 5
 DEFAULT_PRICE, DEFAULT_ARRIVAL = 10, 5
 LIKED, REJECTED = 3, 8
+HARD_IMPORTANCE, HARD_COST = 9, 100
+HARD = re.compile(r"can'?t miss|cannot miss|must (keep|make|attend)|is a must|have to (be|make|attend)|no way")
 UNSEEN_PRIVATE = 2  # the expected importance of an event nobody mentioned  # points for a flight the user accepted or rejected before
 
 
@@ -39,13 +42,17 @@ class UserModel:
         self.rejected_flights: dict[int, int] = {}
         self.liked_flights: dict[int, int] = {}     # accepted, or asked for again ("the first option was good")
         self.wished_spans: list[list] = []
+        self.hard: list[tuple[int, int]] = []  # meetings the user must keep ("importance 10", "can't miss it")
 
     def learn(self, rd: Reading, text: str = "") -> bool:
         """Take in one reading; True when it told something new."""
         new = False
+        must = bool(HARD.search(text.lower()))
         for sp in rd.busy:
             a, b = sp.absolute()
             imp = sp.importance
+            if (imp is not None and imp >= HARD_IMPORTANCE) or (must and len(rd.busy) == 1):
+                self.hard.append((a, b))
             if sp.vague:
                 self.vague.append([a, b, imp or 3])
                 new = True
@@ -77,6 +84,10 @@ class UserModel:
         self.heard = self.heard or new or rd.defer
         return new
 
+    def breaks_hard(self, i: int) -> bool:
+        s, e, _ = self.flights[i]
+        return any(_overlap((s, e), span) for span in self.hard)
+
     def costs(self) -> np.ndarray:
         """The estimated calendar + price score of each flight (higher is better)."""
         prices = [p for _, _, p in self.flights]
@@ -105,6 +116,8 @@ class UserModel:
                 c -= 3
             if self.wished_spans and any(_overlap((s, e), (a, b)) for a, b in self.wished_spans):
                 c += 3
+            if self.breaks_hard(i):
+                c -= HARD_COST  # a meeting the user must keep: only when every flight breaks one
             c -= REJECTED * self.rejected_flights.get(i, 0)
             c += LIKED * self.liked_flights.get(i, 0)
             c += int(-pp * (price - mu) / mu)

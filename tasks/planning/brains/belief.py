@@ -143,17 +143,40 @@ class Belief:
                      "penalize": True, "desc": "prior"} for t in TYPES]
         return out
 
-    def best(self, exclude: Optional[set] = None) -> list[int]:
+    def best(self, exclude: Optional[set] = None, max_price: Optional[int] = None) -> Optional[list[int]]:
+        """The best itinerary under the belief, skipping `exclude`; with `max_price` only one that costs no more
+        (None when none does)."""
         scaled = [dict(p, weight=int(round(SCALE * p["weight"]))) for p in self.as_prefs()]
         t, total = all_scores(self.sites, scaled, self.rules)
-        if exclude:
-            bad = np.zeros(len(t), dtype=bool)
-            n = len(self.sites)
-            codes = t[:, 0] * n * n + t[:, 1] * n + t[:, 2]
-            for a, b, c in exclude:
-                bad |= codes == a * n * n + b * n + c
-            total = np.where(bad, np.iinfo(np.int64).min, total)
+        bad = self._excluded(t, exclude)
+        if max_price is not None:
+            bad |= self._prices(t) > max_price
+        if bad.all():
+            return None if max_price is not None else [int(x) for x in t[int(np.argmax(total))]]
+        total = np.where(bad, np.iinfo(np.int64).min, total)
         return [int(x) for x in t[int(np.argmax(total))]]
+
+    def least_over(self, exclude: Optional[set] = None) -> list[int]:
+        """When no itinerary fits a budget: the best of the cheapest ones (within $10 of the cheapest)."""
+        scaled = [dict(p, weight=int(round(SCALE * p["weight"]))) for p in self.as_prefs()]
+        t, total = all_scores(self.sites, scaled, self.rules)
+        bad = self._excluded(t, exclude)
+        prices = self._prices(t)
+        low = prices[~bad].min() if (~bad).any() else prices.min()
+        bad |= prices > low + 10
+        total = np.where(bad, np.iinfo(np.int64).min, total)
+        return [int(x) for x in t[int(np.argmax(total))]]
+
+    def _prices(self, t) -> np.ndarray:
+        return np.array([s["price"] for s in self.sites])[t].sum(axis=1)
+
+    def _excluded(self, t, exclude: Optional[set]) -> np.ndarray:
+        bad = np.zeros(len(t), dtype=bool)
+        n = len(self.sites)
+        codes = t[:, 0] * n * n + t[:, 1] * n + t[:, 2]
+        for a, b, c in exclude or ():
+            bad |= codes == a * n * n + b * n + c
+        return bad
 
     def explain(self, slots: list) -> dict:
         return score(self.sites, self.as_prefs(), self.rules, slots)

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from tasks.core.discipline import is_deferral
+
 # feature -> phrases; the first matching phrase wins. Order matters where phrases overlap (parking before park).
 BOOL_WORDS = [
     ("has parking", ["parking", "park the car", "driving", "rental car", "renting a car", "a car"]),
@@ -208,7 +210,7 @@ def read(text: str, sites: list) -> list[Mention]:
             c = c_rest
         # budget
         m = re.search(r"\$\s*(\d{1,4})|(\d{1,4})\s*(dollars|bucks|usd)|(?:budget|under|below|less than|max|over|"
-                      r"spend|spending|up to)\D{0,12}?(\d{2,4})", c)
+                      r"spend|spending|up to|limit)\D{0,12}?(\d{2,4})", c)
         # "a place 25 or below": a price cap said without a dollar sign
         m = m or re.search(r"()()()(?<![\d.])(\d{2,4})\s+(?:or (?:below|less|under|cheaper)|and under)\b", c)
         if m or re.search(r"\b(budget|cheap|expensive|pricey|afford)\b", c):
@@ -314,5 +316,5 @@ def _negated_near(clause: str, words: list[str]) -> bool:
 
 
 def enough(text: str) -> bool:
-    """The traveller says there is nothing more to tell ("that's it", "you choose")."""
-    return bool(ENOUGH.search(text.lower()))
+    """The traveller says there is nothing more to tell ("that's it", "you choose", "whatever works")."""
+    return bool(ENOUGH.search(text.lower())) or is_deferral(text)

@@ -18,9 +18,10 @@ import re
 from typing import Optional
 
 from tasks.core import Brain, ChatShown, Message, View
+from tasks.core.discipline import Discipline
 
 from ..parse import format_itinerary
-from . import language
+from . import answers, language
 from .belief import Belief
 
 TOPICS = [
@@ -33,8 +34,16 @@ TOPICS = [
                             "ratings, touristy or not?"),
 ]
 MAX_QUESTION_ROUNDS = 5
-MORE = "anything else i should know?"
-REASON = "ok! what should i change?"
+# variants so that no line is said twice in a game (the discipline refuses a repeat; then the planner proposes)
+MORE = ("anything else i should know?", "is there anything else that matters to you?",
+        "one last thing: anything else i should keep in mind?")
+REASON = ("what should i change?", "what didn't work for you there?", "tell me what bothers you and i'll fix it.")
+OPENERS = ("got it. ", "thanks! ", "ok, noted. ", "great. ", "")
+ASK_AGAIN = ("happy to pick! so i pick well, what matters most to you: good food, sights, a low price or short trips?")
+HELLO = ("sure, happy to help!", "of course!", "sure!")
+# a first message with this many wishes is all the person meant to say (people who paste their whole list and then
+# wait): propose at once instead of asking on
+RICH = 6
 # "yes", "sounds great", "i do!": a short answer that takes up what was just asked or proposed
 AFFIRM = re.compile(r"^\W*(yes|yeah|yep|yup|sure|ok|okay|i do|i would|i'?d love|definitely|absolutely|perfect|great|"
                     r"love (it|that)|i like (it|that)|(that|this|it)?'?s? ?(sounds|looks|would be|is) (good|great|"
@@ -63,6 +72,9 @@ class PlannerBrain(Brain):
         self.mine: set = set()
         self.props_seen = 0
         self.revise = False  # we asked why a proposal was rejected: the answer brings the new plan
+        self.d = Discipline()  # no line twice, no waiting on an unanswered question, every question answered
+        self.cap: Optional[int] = None  # a budget the user said as a limit: every plan keeps to it where one can
+        self.reasked = False  # a user who deferred ("you pick") was asked once more, differently
 
     # --- observing ----------------------------------------------------------------------------------------------
     def observe(self, effect) -> None:
@@ -107,6 +119,7 @@ class PlannerBrain(Brain):
             if len(words) > max(0, left - 25):
                 text = " ".join(words[:max(1, left - 25)])
         self.said.add(text)
+        self.d.said(text)
         return super().say(text, first)
 
     # --- acting -------------------------------------------------------------------------------------------------
@@ -118,13 +131,29 @@ class PlannerBrain(Brain):
         rejected = [p for p in v.get("proposals", []) if p["status"] == "rejected" and p["full"]]
         fresh_reject = [p for p in rejected if p["id"] not in self.seen_rejections]
         self.seen_rejections |= {p["id"] for p in rejected}
-        new_keys = 0
+        new_keys, deferred = 0, False
         for text, context, reaction, person in lines:
             mentions = language.read(text, self.belief.sites) + self._taken_up(text, context)
-            new_keys += self.belief.learn(mentions, reaction=reaction, person=person)
-            self.enough = self.enough or language.enough(text)
-        if v.get("pending") is not None:
-            return []  # waiting for the user's answer to our full proposal
+            told = self.belief.learn(mentions, reaction=reaction, person=person)
+            new_keys += told
+            self._limit(text, mentions, reaction)
+            defer = language.enough(text)
+            deferred |= defer and not mentions  # a bare "you pick" (not "that's all" after some wishes)
+            self.enough = self.enough or defer
+            self.d.heard(text, told=told > 0 or defer or bool(mentions))
+        pending = v.get("pending")
+        if pending is not None:
+            # the user's answer to our full proposal is theirs to give; their questions about it are ours. A reason
+            # typed after a bare Reject (its plan already replaced) brings a plan that heeds it.
+            said = self._answers(pending["slots"], rejected)
+            if new_keys and not said:
+                if self._itinerary(rejected) != list(pending["slots"]):
+                    return self._propose(rejected)
+                card = self.belief.explain(list(pending["slots"]))
+                line = self.d.pick(f"got it: the plan above already heeds that ({sum(d for d in card['legs'] if d):.1f} "
+                                   f"miles of travel, ${card['price']}).", "noted: the plan above still looks best.")
+                return [self.say(line)] if line else []
+            return said
         if v.get("final"):  # no words left: the final proposal, whoever's turn it is
             return [self.command("propose", self._itinerary_text(rejected))]
         if v.get("turns_mode") == "alternate" and v.get("turn") != "me":
@@ -134,21 +163,54 @@ class PlannerBrain(Brain):
             return []
         left = v.get("words_left")
         short = left is not None and left < 60
+        last = (rejected[-1]["slots"] if rejected else None)
+        said = self._answers(last, rejected) if lines else []
         if fresh_reject and not lines and not short and v.get("turns_mode") != "alternate":
-            # a person's Reject arrives before their reason (the simulated user sends both at once): ask for it
-            # rather than guess a new plan the reason would overturn
-            self.revise = True
-            return [self.say(REASON)]
-        if fresh_reject or self.revise or self.enough or short or self.rounds >= MAX_QUESTION_ROUNDS or \
-                (self.rounds >= 1 and lines and new_keys == 0):
+            # a bare Reject: the next plan now (the person may never type a reason), asking what to change beside it
+            return self._propose(rejected, ask=self.d.pick(*REASON))
+        if deferred and not self.reasked and len(self.belief.heard) < 3 and not short and left is None:
+            # "you pick" with little known: one more question, put differently, then a plan whatever comes back
+            self.reasked, self.enough = True, False
+            line = self.d.pick(ASK_AGAIN)
+            if line:
+                return said + [self.say(line)]
+        rich = self.rounds == 0 and new_keys >= RICH
+        if fresh_reject or self.revise or self.enough or short or rich or self.rounds >= MAX_QUESTION_ROUNDS or \
+                (self.rounds >= 1 and lines and new_keys == 0) or not self.d.may_ask():
             self.revise = False
-            return self._propose(rejected)
+            return said + self._propose(rejected, first=not said)
         question = self._questions()
+        if question is None:
+            return said + self._propose(rejected, first=not said)
         self.rounds += 1
-        opener = "got it. " if lines else ""
+        opener = self.d.pick(*[o + question for o in OPENERS]) if lines else question
         if left is not None:
-            question = "what matters most to you?"
-        return [self.say(opener + question)]
+            opener = self.d.pick("what matters most to you?", "anything else that matters?")
+        if opener is None:
+            return said + self._propose(rejected, first=not said)
+        return said + [self.say(opener, first=not said)]
+
+    def _limit(self, text: str, mentions: list, reaction: bool) -> None:
+        """A budget said as a limit ("under $30 total", "still $85! my budget is $30") binds the next plans."""
+        for m in mentions:
+            if m.kind != "budget" or m.budget is None or m.neutral:
+                continue
+            said = next((c for c in language.clauses(text) if str(m.budget) in c), text.lower())
+            if not language.LOW.search(said) and (reaction or answers.HARD_BUDGET.search(said) or self.cap == m.budget):
+                self.cap = m.budget
+
+    def _answers(self, slots, rejected: list) -> list:
+        """Answer the user's open questions, grounded in the plan they are about (each answer said once)."""
+        owed = self.d.owed()
+        if not owed:
+            return []
+        self.d.answered()
+        exclude = self._excluded(rejected)
+        texts = [answers.answer(q, self.belief, slots, exclude) if slots else self.d.pick(*HELLO) for q in owed]
+        text = " ".join(dict.fromkeys(t for t in texts if t))
+        if not text or not self.d.fresh(text):
+            text = self.d.pick(text + " (as i said)", "i answered that just above; tell me what to change.")
+        return [self.say(text)] if text else []
 
     def _taken_up(self, text: str, context: Optional[tuple]) -> list:
         """A short yes to a question or a proposal: what it named is wanted too ("do you like views?" "i do!"; "the
@@ -164,26 +226,33 @@ class PlannerBrain(Brain):
             m.describes = m.hint = True
         return out
 
-    def _questions(self) -> str:
+    def _questions(self) -> Optional[str]:
         heard = {":".join(str(x) for x in k[:2]) for k in self.belief.heard} | {k[0] for k in self.belief.heard}
         open_topics = [(name, q) for name, keys, q in TOPICS
                        if name not in self.asked and not any(k in heard for k in keys)]
         pick = open_topics[:2]
         for name, _ in pick:
             self.asked.add(name)
-        return " and ".join(q for _, q in pick) or MORE
+        return " and ".join(q for _, q in pick) or self.d.pick(*MORE)
 
     def _itinerary(self, rejected: list) -> list[int]:
         # with a word budget the user may never get to tell everything: guess the rest from the usual preferences
         self.belief.prior = self.view.get("words_left") is not None and not self.enough
         # a rejected itinerary in another order is no better: skip every order of its sites
-        exclude = {perm for p in rejected for perm in itertools.permutations(p["slots"])}
+        exclude = self._excluded(rejected)
+        if self.cap is not None:
+            fit = self.belief.best(exclude, max_price=self.cap)
+            return fit if fit is not None else self.belief.least_over(exclude)
         return self.belief.best(exclude)
+
+    @staticmethod
+    def _excluded(rejected: list) -> set:
+        return {perm for p in rejected for perm in itertools.permutations(p["slots"])}
 
     def _itinerary_text(self, rejected: list) -> str:
         return format_itinerary(self._itinerary(rejected), [s["name"] for s in self.belief.sites])
 
-    def _propose(self, rejected: list) -> list:
+    def _propose(self, rejected: list, ask: Optional[str] = None, first: bool = True) -> list:
         slots = self._itinerary(rejected)
         self.proposed += 1
         sites = self.belief.sites
@@ -193,11 +262,17 @@ class PlannerBrain(Brain):
         miles = sum(d for d in card["legs"] if d is not None)
         cost = "all free" if price == 0 else f"about ${price} in all"
         pitch = f"how about {names[0]}, then {names[1]}, then {names[2]}? {cost} and {miles:.1f} miles of travel."
+        if self.cap is not None:
+            pitch += (f" that keeps within your ${self.cap}." if price <= self.cap else
+                      f" nothing fits under ${self.cap}, sorry: this is the least over it i can find.")
         if self.proposed > 1:
             pitch = "ok, a new plan: " + pitch
+        if ask:
+            pitch += " " + ask
         self.mine.add(tuple(slots))
-        moves = [self.command("propose", format_itinerary(slots, [s["name"] for s in sites]))]
+        moves = [self.command("propose", format_itinerary(slots, [s["name"] for s in sites]), first=first)]
         left = self.view.get("words_left")
-        if not self.view.get("final") and (left is None or self.view.get("turns_mode") == "alternate"):
+        if not self.view.get("final") and (left is None or self.view.get("turns_mode") == "alternate") and \
+                self.d.fresh(pitch):
             moves.append(self.say(pitch, first=False))  # with a word budget the proposal speaks for itself
         return moves
