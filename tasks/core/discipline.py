@@ -239,3 +239,14 @@ class Waiting:
         if heard:
             self.turns += 1
         return heard and self.turns == 2
+
+
+def repeated(lines: list[str]) -> list[str]:
+    """The lines that repeat an earlier one (paraphrases included), in order."""
+    return [ln for i, ln in enumerate(lines) if any(same_line(ln, old) for old in lines[:i])]
+
+
+def pipe_table(rows: list[dict]) -> str:
+    """Rows (dicts with the same keys) as a plain "a | b" table: the tasks' population tables with people."""
+    cols = list(rows[0]) if rows else []
+    return "\n".join(" | ".join(str(r.get(c, c) if r else c) for c in cols) for r in [{}, *rows])

@@ -110,7 +110,7 @@ def person_game(kind: str, seed: int, agent: str = "bayes", hard: str = "L1<=4")
     completed, stalls, repeated agent lines, questions and unanswered ones, the agent's offers that took an item it
     had called worthless, agreement, EF and quality (total / the largest total)."""
     from tasks.core import MatchDriver, SeatInfo, TimerConfig, build_match
-    from tasks.core.discipline import same_line
+    from tasks.core.discipline import repeated
 
     from .generator import generate
     from .spec import SPEC
@@ -122,9 +122,8 @@ def person_game(kind: str, seed: int, agent: str = "bayes", hard: str = "L1<=4")
     list(MatchDriver(match, brains).open())
     report = brains[person].report
     lines = report["agent_lines"]
-    repeats = [ln for i, ln in enumerate(lines) if any(same_line(ln, old) for old in lines[:i])]
-    said = [p for ln in lines for p in re.split(r"(?<=[.!?])\s+", ln) if len(p.split()) >= 3]
-    sentences = [p for i, p in enumerate(said) if any(same_line(p, old) for old in said[:i])]
+    repeats = repeated(lines)
+    sentences = repeated([p for ln in lines for p in re.split(r"(?<=[.!?])\s+", ln) if len(p.split()) >= 3])
     r = match.results or {}
     return {"kind": kind, "seed": seed, "completed": r.get("status") == "completed",
             "stalls": report["stalls"] + (not match.over), "repeats": repeats, "repeated_sentences": sentences,
@@ -157,8 +156,6 @@ def people_table(agent: str = "bayes", games: int = 20, seed: int = 0) -> list[d
 
 if __name__ == "__main__":
     import sys
-    table = people_table(*(sys.argv[1:2] or ["bayes"]), *(int(a) for a in sys.argv[2:3]))
-    cols = list(table[0])
-    print(" | ".join(cols))
-    for row in table:
-        print(" | ".join(str(row[c]) for c in cols))
+
+    from tasks.core.discipline import pipe_table
+    print(pipe_table(people_table(*(sys.argv[1:2] or ["bayes"]), *(int(a) for a in sys.argv[2:3]))))

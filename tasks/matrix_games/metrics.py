@@ -32,7 +32,7 @@ def person_game(kind: str, seed: int, agent: str = "workflow", negotiation: int 
     and the outcome: completed, stalls, repeated agent lines, questions and unanswered ones, the agent's moves
     checked against its last statement and the ones that differed, and quality (the PO-NE rate)."""
     from tasks.core import MatchDriver, SeatInfo, TimerConfig, build_match
-    from tasks.core.discipline import same_line
+    from tasks.core.discipline import repeated
 
     from .spec import SPEC
     options = {"game": PEOPLE_GAMES[seed % len(PEOPLE_GAMES)], "negotiation": negotiation,
@@ -43,7 +43,7 @@ def person_game(kind: str, seed: int, agent: str = "workflow", negotiation: int 
     list(MatchDriver(match, brains).open())
     report = brains["alice"].report
     lines = report["agent_lines"]
-    repeats = [ln for i, ln in enumerate(lines) if any(same_line(ln, old) for old in lines[:i])]
+    repeats = repeated(lines)
     results = match.results or {}
     return {"kind": kind, "seed": seed, "game": options["game"], "completed": results.get("status") == "completed",
             "stalls": report["stalls"] + (not match.over), "repeats": repeats, "questions": report["questions"],
@@ -74,8 +74,6 @@ def people_table(agent: str = "workflow", games: int = 20, seed: int = 0) -> lis
 
 if __name__ == "__main__":
     import sys
-    table = people_table(*(sys.argv[1:2] or ["workflow"]), *(int(a) for a in sys.argv[2:3]))
-    cols = list(table[0])
-    print(" | ".join(cols))
-    for r in table:
-        print(" | ".join(str(r[c]) for c in cols))
+
+    from tasks.core.discipline import pipe_table
+    print(pipe_table(people_table(*(sys.argv[1:2] or ["workflow"]), *(int(a) for a in sys.argv[2:3]))))
