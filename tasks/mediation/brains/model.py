@@ -14,12 +14,12 @@ from typing import Optional
 import numpy as np
 
 from ..generator import minutes
-from ..parse import Reading
+from ..parse import Reading, read_message
 
 DEFAULT_IMPORTANCE = 5
 DEFAULT_PRICE, DEFAULT_ARRIVAL = 10, 5
 LIKED, REJECTED = 3, 8
-HARD_IMPORTANCE, HARD_COST = 9, 100
+HARD_COST = 100
 HARD = re.compile(r"can'?t miss|cannot miss|must (keep|make|attend)|is a must|have to (be|make|attend)|no way")
 UNSEEN_PRIVATE = 2  # the expected importance of an event nobody mentioned  # points for a flight the user accepted or rejected before
 
@@ -47,12 +47,12 @@ class UserModel:
     def learn(self, rd: Reading, text: str = "") -> bool:
         """Take in one reading; True when it told something new."""
         new = False
-        must = bool(HARD.search(text.lower()))
+        for sentence in re.split(r"[.;!]\s+|\n", text):
+            if HARD.search(sentence.lower()):  # "thursday 6/1 around midday (importance 10), i can't miss it"
+                self.hard += [sp.absolute() for sp in read_message(sentence).busy]
         for sp in rd.busy:
             a, b = sp.absolute()
             imp = sp.importance
-            if (imp is not None and imp >= HARD_IMPORTANCE) or (must and len(rd.busy) == 1):
-                self.hard.append((a, b))
             if sp.vague:
                 self.vague.append([a, b, imp or 3])
                 new = True

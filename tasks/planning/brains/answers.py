@@ -13,7 +13,8 @@ CHEAPER = re.compile(r"\b(cheap\w*|less expensive|price|cost\w*|how much|pricey|
                      re.I)
 WHY = re.compile(r"\b(why|wh?y|how come|what makes|whats? (good|special|great)|good for|is it|is that|worth)\b", re.I)
 # a budget said as a limit ("under $30 total", "can't go over", "no more", "still $85!"): it binds every plan
-HARD_BUDGET = re.compile(r"\b(under|below|max|maximum|limit|can'?t (go over|spend)|cannot|no more|at most|only have|"
+# ("i really need to stay under $40" alone weighs as the wish it is, until a plan over it is rejected for it)
+HARD_BUDGET = re.compile(r"\b(max|maximum|limit|can'?t (go over|spend)|cannot|no more|at most|only have|"
                          r"must|strict|still|over my|tops|total)\b|!", re.I)
 
 
@@ -114,3 +115,19 @@ def answer(text: str, belief, slots: Optional[list], exclude: set) -> str:
         parts.append(f"this plan costs about ${price(belief, slots)} and gives you "
                      f"{_join(list(dict.fromkeys(pros))[:3]) if pros else 'short trips between stops'}.")
     return " ".join(parts)
+
+
+
+def cheapest_with(belief, name: str) -> int:
+    """The price of the cheapest plan that visits the site called `name`."""
+    prices = sorted(x["price"] for x in belief.sites if x["name"] != name)
+    return next(x["price"] for x in belief.sites if x["name"] == name) + sum(prices[:2])
+
+
+def out_of_reach(belief, cap: int) -> list[str]:
+    """Places the traveller insists on that no plan within the budget can visit."""
+    out = []
+    for p in belief.prefs.values():
+        if p["kind"] == "want_to_go" and p["weight"] >= 7 and p.get("penalize"):
+            out += [n for n in p["sites"] if cheapest_with(belief, n) > cap]
+    return out

@@ -75,6 +75,7 @@ class PlannerBrain(Brain):
         self.d = Discipline()  # no line twice, no waiting on an unanswered question, every question answered
         self.cap: Optional[int] = None  # a budget the user said as a limit: every plan keeps to it where one can
         self.reasked = False  # a user who deferred ("you pick") was asked once more, differently
+        self.told_out: set = set()  # places we said the budget leaves out
 
     # --- observing ----------------------------------------------------------------------------------------------
     def observe(self, effect) -> None:
@@ -191,7 +192,12 @@ class PlannerBrain(Brain):
         return said + [self.say(opener, first=not said)]
 
     def _limit(self, text: str, mentions: list, reaction: bool) -> None:
-        """A budget said as a limit ("under $30 total", "still $85! my budget is $30") binds the next plans."""
+        """A budget said as a limit ("under $30 total", "still $85! my budget is $30") binds the next plans; a
+        place we said the budget leaves out, asked for again, wins over the budget (the person chose)."""
+        if self.cap is not None and any(m.kind == "want_to_go" and m.good == [True] and set(m.sites) & self.told_out
+                                        for m in mentions):
+            self.cap = None
+            return
         for m in mentions:
             if m.kind != "budget" or m.budget is None or m.neutral:
                 continue
@@ -265,6 +271,11 @@ class PlannerBrain(Brain):
         if self.cap is not None:
             pitch += (f" that keeps within your ${self.cap}." if price <= self.cap else
                       f" nothing fits under ${self.cap}, sorry: this is the least over it i can find.")
+            left_out = [n for n in answers.out_of_reach(self.belief, self.cap) if n not in self.told_out]
+            if left_out:  # said once per place: the budget leaves it out, and the person may choose it anyway
+                self.told_out.add(left_out[0])
+                pitch += (f" {left_out[0]} can't fit your ${self.cap} (at least "
+                          f"${answers.cheapest_with(self.belief, left_out[0])} with it); say so if it's worth it.")
         if self.proposed > 1:
             pitch = "ok, a new plan: " + pitch
         if ask:
