@@ -196,7 +196,7 @@ def run(srv, is_real: bool, people: int, arrive: float, per_room: int, task: str
         raise SystemExit("the task bot did not start")
     concierge = build_concierge(None, bot_env, movers=1 if before else 8).start()
     if before:  # the concierge as it was: one room at a time and the rooms-per-minute cap always in force
-        concierge._trouble = (float("-inf"), float("inf"))
+        concierge.cap.trouble = (float("-inf"), float("inf"))
     # The people run in a child process (as browsers would, apart from the bots): their 50 sockets do not compete
     # with the concierge for this process's interpreter.
     parent, child = ctx.Pipe()

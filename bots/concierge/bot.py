@@ -19,6 +19,7 @@ from tasks.core.codes import CompletionConfig, new_code
 
 from .pairing import Pairing
 from .retries import RETRY_BASE, RETRY_CAP, RETRY_LIMIT, Backoff, Retries
+from .room_cap import RoomCap
 from .room_moves import RoomMoves
 from .socket_events import SocketEvents
 from .timers import ThreadTimers
@@ -56,9 +57,7 @@ class Concierge(WaitingRoom, Pairing, RoomMoves, Retries, SocketEvents):
         self.clock = clock
         self.auth_timeout = auth_timeout
         self.emit_timeout = emit_timeout
-        if int(rooms_per_minute) < 1:
-            raise ValueError("rooms_per_minute must be 1 or more")
-        self.rooms_per_minute = int(rooms_per_minute)
+        self.cap = RoomCap(rooms_per_minute, clock)
         self.retry_limit = max(1, int(retry_limit))
         self.backoff = Backoff(retry_base, retry_cap, seed=self.user_id if seed is None else seed)
 
@@ -72,11 +71,9 @@ class Concierge(WaitingRoom, Pairing, RoomMoves, Retries, SocketEvents):
         self.dead_rooms: dict[int, dict] = {}         # rooms it created and gave up -> {task, left_in, read_only}
         self.suspects: set[int] = set()               # people whose last move failed with a server error
         self.stats: collections.Counter = collections.Counter()  # rooms_created, rooms_given_up, retries, ...
-        self._created: collections.deque = collections.deque()  # clock() of each room created in the last WINDOW
         self._tries: dict[tuple, int] = {}            # retry key -> failed tries in a row
         self._group_waits: set[int] = set()           # tasks whose grouping waits for a retry timer
         self._put_back_users: set[int] = set()        # taken out of the waiting room for a move not yet complete
-        self._trouble: Optional[tuple[float, float]] = None  # (first, last) clock() of server errors, this episode
         self._retry_at: dict[tuple, float] = {}       # retry key -> clock() when it is tried again
         self._told: dict[int, tuple[tuple, float]] = {}  # user -> (place message key, clock() sent)
         # Rooms are opened by a few threads at once (a launch brings many people in a minute; each room costs a
@@ -96,6 +93,10 @@ class Concierge(WaitingRoom, Pairing, RoomMoves, Retries, SocketEvents):
         self._gen = 0
         self.failed: Optional[str] = None  # why the concierge stopped on its own
         self._sio = self._open_socket()
+
+    @property
+    def rooms_per_minute(self) -> int:
+        return self.cap.per_minute
 
     def __repr__(self) -> str:
         return f"Concierge(url={self.url!r}, user_id={self.user_id}, waiting_room={self.waiting_room}, token='***')"

@@ -36,7 +36,7 @@ class Pairing:
                 q = self.queues.get(task_id, [])
                 if not q:
                     return
-                if self._inflight and self._troubled():
+                if self._inflight and self.cap.in_force():
                     return  # after a server error, one group at a time (the next when this one is done)
                 num = self.people[q[0]].num_users
                 if len(q) < num:
@@ -98,12 +98,12 @@ class Pairing:
             self._put_back(task_id, members)
             self._retry_group(task_id, f"users {group} cannot be moved yet; no room is made for them")
             return False
-        wait = self._room_budget()
+        wait = self.cap.wait()
         if wait > 0:
             self._put_back(task_id, members)
             self._count("deferred")
             log.warning("%d rooms were created in the last minute (the cap); users %s wait %.1f s more",
-                        self.rooms_per_minute, group, wait)
+                        self.cap.per_minute, group, wait)
             self._wait_group(task_id, wait)
             return False
         if not self._open_room(members):

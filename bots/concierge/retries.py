@@ -1,5 +1,5 @@
 """When Slurk fails: every failed step is tried again after an exponential back-off with a seeded jitter, a limited
-number of times in a row, and after a server error the rooms-per-minute cap slows room creation for a while."""
+number of times in a row (after a server error the rooms-per-minute cap, room_cap.py, slows room creation too)."""
 from __future__ import annotations
 
 import logging
@@ -13,7 +13,6 @@ RETRY_BASE = 1.0     # seconds before the first retry of a failed step
 RETRY_CAP = 30.0     # the longest wait between two tries
 RETRY_JITTER = 0.2   # each wait is scaled by a factor in [1 - j, 1 + j] (then capped)
 RETRY_LIMIT = 100    # failed tries of one step in a row before it is given up (until something new triggers it)
-WINDOW = 60.0        # seconds of the rooms-per-minute cap (in force for this long after a server error)
 
 
 class Backoff:
@@ -39,8 +38,8 @@ class Backoff:
 
 
 class Retries:
-    """The concierge's retry book-keeping and the cap (a part of Concierge: it uses the state Concierge.__init__ sets
-    up, under its lock)."""
+    """The concierge's retry book-keeping (a part of Concierge: it uses the state Concierge.__init__ sets up, under
+    its lock)."""
 
     # --- retries: every failed step waits (exponential back-off with jitter) and is tried a limited number of times
     def _retry(self, key: tuple, event: tuple, why: str) -> bool:
@@ -74,31 +73,7 @@ class Retries:
         with self._lock:
             self._tries.pop(key, None)
 
-    def _room_budget(self) -> float:
-        """0 when a room may be created now, else the seconds until the rooms-per-minute cap allows one. The cap
-        protects a server that failed: it is in force only within WINDOW of a server error, and counts the rooms
-        made since the first error of that episode; a launch whose rooms are created without errors is not capped."""
-        now = self.clock()
-        with self._lock:
-            while self._created and now - self._created[0] >= WINDOW:
-                self._created.popleft()
-            if self._trouble is None or now - self._trouble[1] >= WINDOW:
-                return 0.0
-            recent = [t for t in self._created if t >= self._trouble[0]]
-        if len(recent) < self.rooms_per_minute:
-            return 0.0
-        return max(0.01, WINDOW - (now - recent[0]))
-
-    def _troubled(self) -> bool:
-        return self._trouble is not None and self.clock() - self._trouble[1] < WINDOW
-
     def _server_trouble(self) -> None:
-        """A server error (not a person who is gone): the rooms-per-minute cap is in force for the next WINDOW."""
-        now = self.clock()
-        with self._lock:
-            if self._trouble is None or now - self._trouble[1] >= WINDOW:
-                self._trouble = (now, now)
-            else:
-                self._trouble = (self._trouble[0], now)
+        """A server error (not a person who is gone): counted, and the rooms-per-minute cap is in force."""
+        self.cap.server_error()
         self._count("server_errors")
-

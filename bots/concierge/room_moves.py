@@ -24,8 +24,7 @@ class RoomMoves:
                       exc)
             self._server_trouble()
             return False
-        with self._lock:
-            self._created.append(self.clock())
+        self.cap.room_created()
         self._count("rooms_created")
         touched: list[Waiting] = []  # people the server may have put into the room (a failed add can still add)
         for w in members:

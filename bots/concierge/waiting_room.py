@@ -11,7 +11,6 @@ from bots.slurk.socket import user_id_of
 from tasks.core.wording import plain_name
 
 from .messages import about, greeting, no_partner_text, place_text
-from .retries import WINDOW
 
 log = logging.getLogger("bots.concierge")
 
@@ -216,8 +215,7 @@ class WaitingRoom:
             num = self.people[q[0]].num_users if q and q[0] in self.people else 0
         if not held or not q or num < 1:
             return
-        capped = self._room_budget() > 0
-        spacing = WINDOW / self.rooms_per_minute if capped else 0.0
+        spacing = self.cap.spacing()
         for i, uid in enumerate(q):
             group = i // num
             if (group + 1) * num > len(q):
