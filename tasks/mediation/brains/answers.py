@@ -35,12 +35,19 @@ def gap_hours(models: list[UserModel], pair) -> int:
 
 
 def flight_facts(m: UserModel, i: int, view_flight: dict) -> str:
+    """"flight 3 ($120, Thu 6/1 ...), which misses ... / overlaps your ... (importance n)"."""
     hit = clashes(m, i)
-    what = f"flight {view_flight['id']} (${view_flight['price']}, {view_flight['when']})"
+    what = f"flight {view_flight['id']} (${view_flight['price']}, {view_flight['when']}), which"
     if not hit:
         return f"{what} misses every meeting you told me about"
     a, b, imp = hit[0]
+    if imp < MATTERS:
+        return f"{what} misses the meetings that matter to you (it only overlaps {when(a, b)}, importance {imp})"
     return f"{what} overlaps your {when(a, b)} (importance {imp})"
+
+
+def apart(hours: int) -> str:
+    return "within the hour of your friend" if hours == 0 else f"{hours} h from your friend"
 
 
 def pitch(m: UserModel, i: int, f: dict) -> str:
@@ -57,15 +64,15 @@ def explain(models: list[UserModel], k: int, pair, flights: list[dict]) -> str:
     """Why this flight, and what a cheaper one would cost (for "why this one? is there anything cheaper?")."""
     m = models[k]
     i = pair[k]
-    out = flight_facts(m, i, flights[i]).capitalize()
-    out += f", and you land {gap_hours(models, pair)} h from your friend."
+    out = "It's " + flight_facts(m, i, flights[i])
+    out += f"; you land {apart(gap_hours(models, pair))}."
     cheap = min(range(len(m.flights)), key=lambda j: m.flights[j][2])
     if m.flights[cheap][2] >= m.flights[i][2]:
         return out + " It is also your cheapest flight."
     friend = models[1 - k].flights[pair[1 - k]][1]
     gap = abs(m.flights[cheap][1] - friend) // 60
-    return (out + f" The cheapest is {flight_facts(m, cheap, flights[cheap]).replace(' misses', ', it misses')}"
-            f" and lands {gap} h from your friend; tell me if you'd rather have it.")
+    return (out + f" The cheapest is {flight_facts(m, cheap, flights[cheap])} and lands {apart(gap)}; tell me if "
+            "you'd rather have it.")
 
 
 def before_proposal(question: str) -> Optional[str]:

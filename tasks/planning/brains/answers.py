@@ -93,11 +93,12 @@ def cheaper(belief, slots: list, exclude: set) -> str:
         return "this plan is already all free."
     alt = belief.best(exclude | {tuple(slots)}, max_price=now - 1)
     if alt is None:
-        return f"nothing cheaper than ${now} fits three stops."
+        return f"this plan is about ${now} in all, and nothing cheaper fits three stops."
     lost = belief.explain(slots)["total"] - belief.explain(alt)["total"]
     names = format_itinerary(alt, [s["name"] for s in belief.sites])
     what = "it does about as well for what you told me" if lost <= 1 else "it gives up some of what you asked for"
-    return f"the best cheaper plan i see is {names} at ${price(belief, alt)}; {what}. say the word and i'll propose it."
+    return (f"this plan is about ${now} in all; the best cheaper one i see is {names} at ${price(belief, alt)}: "
+            f"{what}. say the word and i'll propose it.")
 
 
 def answer(text: str, belief, slots: Optional[list], exclude: set) -> str:
