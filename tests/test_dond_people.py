@@ -57,3 +57,13 @@ def test_two_offers_with_the_same_numbers_in_another_order_are_two_lines():
     assert not same_line("How about this: I take 2 books and 1 ball, you get 1 hat?",
                          "How about this: I take 1 book and 2 balls, you get 1 hat?")
     assert same_line("How about this: I take 2 books and 1 ball?", "how about this - I take 2 books and 1 ball")
+
+
+def test_no_line_states_an_offer_twice():
+    """A plain-English offer the agent takes gets one "let's do that", not a second wording of the same offer
+    (the fallback wording was once appended to every such line)."""
+    import re
+    for kind in ("person-cooperative", "person-agreeable"):
+        for seed in (6, 10, 13, 18):
+            for line in person_game(kind, seed)["lines"]:
+                assert len(re.findall(r"\bI take\b|for me, the rest for you", line)) <= 1, line

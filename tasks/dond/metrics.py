@@ -126,7 +126,7 @@ def person_game(kind: str, seed: int, agent: str = "bayes", hard: str = "L1<=4")
     sentences = repeated([p for ln in lines for p in re.split(r"(?<=[.!?])\s+", ln) if len(p.split()) >= 3])
     r = match.results or {}
     return {"kind": kind, "seed": seed, "completed": r.get("status") == "completed",
-            "stalls": report["stalls"] + (not match.over), "repeats": repeats, "repeated_sentences": sentences,
+            "stalls": report["stalls"] + (not match.over), "lines": lines, "repeats": repeats, "repeated_sentences": sentences,
             "questions": report["questions"], "unanswered": list(report["unanswered"]), "contradictions": list(report["contradictions"]),
             "deal": bool(r.get("deal")), "ef": bool(r.get("envy_free")), "quality": r.get("normalized_score") or 0.0}
 

@@ -268,7 +268,7 @@ class BayesBrain(DondBrain):
             line = self.compose(*slots, (f"OK, let's do that: {self.deal_text(mine)}.{keep} I've put it in as an "
                                          "offer, please accept it.",
                                          f"Agreed: {self.deal_text(mine)}.{keep} It is my offer now; please accept "
-                                         "it."), self.last_resort(mine))
+                                         "it.")) or self.compose(self.last_resort(mine))
             return line, ("propose", mine)
         split = self.best(partial)
         if not self.told_order and self.share_order:
@@ -289,7 +289,7 @@ class BayesBrain(DondBrain):
             if told == split or any(r.yes for r in readings):
                 slots.append(("Great, please accept my offer to close the deal.",
                               "Then please click accept on my offer."))
-            else:
+            elif not why_asked:  # the answer to "why?" names the offer already
                 slots.append((f"My offer stands: {self.deal_text(split)}.",
                               "Please accept my offer, or tell me what you would change.",
                               f"I still think this is fair: {self.deal_text(split)}."))
