@@ -17,7 +17,7 @@ import argparse
 import json
 import sys
 
-from bots.local import LOCAL_TIMERS
+from tasks.core.evaluation import LOCAL_TIMERS
 from tasks import get_task
 from tasks.core import MatchDriver, SeatInfo, build_match
 from tasks.dond.belief import Belief, estimation_metrics

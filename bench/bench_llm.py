@@ -28,7 +28,7 @@ import sys
 import time
 from typing import Optional
 
-from bots import local
+from tasks.core import evaluation
 from bots.llm import LLMClient, LLMConfig
 from tasks import get_task
 
@@ -107,7 +107,7 @@ def run_case(task: str, case: tuple, structured: str, prefix: bool, games: int, 
     options = {**BRAIN_OPTIONS.get(task, {}), "stable_prefix": prefix}
     with make_client(structured, seed) as client:
         llm = Metered(client, log)
-        records = local.play_many(spec, games, seed, agents, {}, llm, out, progress=False, brain_options=options)
+        records = evaluation.play_many(spec, games, seed, agents, {}, llm, out, progress=False, brain_options=options)
         form = client.structured_form
     return records, llm.processed, form, llm.metering
 
@@ -185,11 +185,11 @@ def main(argv: Optional[list[str]] = None) -> int:
                           f"status {[r.results['status'] for r in records]}", file=sys.stderr, flush=True)
                     rows += rows_for(f"{label} ({form})", records, processed)
                     by_label.append((label, records))
-    print(local.format_table(["condition", "seat", "agent", "use", "acts", "valid %", "fallback %", "repaired",
+    print(evaluation.format_table(["condition", "seat", "agent", "use", "acts", "valid %", "fallback %", "repaired",
                               "prompt tok/act", "processed tok/act", "s/act", "max s", "tokens/game"], rows))
     print()
     print("Client's own cost per act (prompt building, parsing, validation) beside the model's time:")
-    print(local.format_table(["use", "acts", "act s", "model s", "client ms", "client % of act"],
+    print(evaluation.format_table(["use", "acts", "act s", "model s", "client ms", "client % of act"],
                              client_cost(by_label, metering)))
     print(f"\n{time.time() - t0:.0f} s in all")
     return 0

@@ -69,7 +69,7 @@ def main(argv: list[str]) -> int:
 
         rows.append((f"llm {cfg.model}", evaluate(llm_read, entries)))
     header = ["reader"] + [k for k in rows[0][1] if k != "misses"]
-    from bots.local import format_table
+    from tasks.core.evaluation import format_table
 
     print(format_table(header, [[name] + [r[k] for k in header[1:]] for name, r in rows]))
     if args.misses:

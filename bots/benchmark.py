@@ -31,9 +31,9 @@ from statistics import fmean
 from typing import Optional
 
 from tasks import available_tasks, get_task
-from tasks.core import llm_acts as llm_figures
+from tasks.core.evaluation import Condition, llm_totals, summary_table, sweep_conditions
 
-from .local import Condition, llm_totals, make_llm, summary_table, sweep_conditions
+from .local import make_llm
 
 COLUMNS = ["model", "task", "row", "agents", "games", "metric", "value", "score", "valid %", "fallback %", "invalid",
            "tokens/game", "seconds/game"]

@@ -10,9 +10,7 @@ import os
 import sys
 
 from tasks import get_task
-
-from . import sweep
-from .local import _records_by_condition, print_tables
+from tasks.core.evaluation import print_tables, records_by_condition, sweep
 
 
 def main(argv: list[str]) -> int:
@@ -30,5 +28,5 @@ def main(argv: list[str]) -> int:
               f"{', ...' if len(missing) > 10 else ''}); the table covers the others", file=sys.stderr)
     out = args.out or args.dirs[0].rstrip("/") + "-merged"
     os.makedirs(out, exist_ok=True)
-    print_tables(spec, manifest, _records_by_condition(plans, records, games), out)
+    print_tables(spec, manifest, records_by_condition(plans, records, games), out)
     return 0

@@ -21,8 +21,8 @@ import os
 import sys
 from pathlib import Path
 
-from bots.eventlog import JsonlRoomLog
-from bots.local import LOCAL_TIMERS
+from tasks.core.evaluation import JsonlRoomLog
+from tasks.core.evaluation import LOCAL_TIMERS
 from tasks import available_tasks, get_task
 from tasks.core import Abort, Action, Chat, Command, LogEvent, MatchDriver, Message, SeatInfo, View, build_match
 

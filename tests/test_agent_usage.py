@@ -2,7 +2,7 @@
 report the same tokens."""
 from __future__ import annotations
 
-from bots.local import play_game
+from tasks.core.evaluation import play_game
 from bots.study.replay import replay_file
 from tasks.core import AgentUsage, TaskSpec, input_from_json, input_to_json
 from tests.test_slurk_runtime import Person, Table, finish, make_bot, play_against_brain, wait_logs

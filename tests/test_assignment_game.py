@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bots.local import LOCAL_TIMERS, play_game
+from tasks.core.evaluation import LOCAL_TIMERS, play_game
 from tasks import get_task
 from tasks.assignment import generator
 from tasks.assignment.brains.optimizer import OptimizerBrain

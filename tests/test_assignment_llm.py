@@ -7,8 +7,9 @@ import os
 
 import pytest
 
-from bots import local
-from bots.local import main, play_game
+from tasks.core import evaluation
+from bots.local import main
+from tasks.core.evaluation import play_game
 from tasks import get_task
 from tasks.assignment.parse import format_proposal
 from tasks.dialop.data import default_path
@@ -57,7 +58,7 @@ def test_a_failing_llm_falls_back_visibly():
     assert any(a.get("fallback") for a in rec.llm_acts)
     seat = rec.results["llm"]["player1"]
     assert seat["acts"] > 0 and seat["fallback"] == seat["acts"] and seat["valid"] == 0
-    assert local.agent_label(SPEC, {"player1": "llm", "player2": "optimizer"}, [rec]) == "llm+fallback,optimizer"
+    assert evaluation.agent_label(SPEC, {"player1": "llm", "player2": "optimizer"}, [rec]) == "llm+fallback,optimizer"
 
 
 def test_cli_refuses_llm_agents_without_an_llm(monkeypatch):

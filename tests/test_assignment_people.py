@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bots.local import LOCAL_TIMERS
+from tasks.core.evaluation import LOCAL_TIMERS
 from tasks import get_task
 from tasks.assignment.brains.optimizer import cell_name
 from tasks.assignment.names import PAPERS, REVIEWERS

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bots.local import LOCAL_TIMERS, play_game
+from tasks.core.evaluation import LOCAL_TIMERS, play_game
 from tasks import get_task
 from tasks.asympuzl import generator
 from tasks.asympuzl.channel import add_noise, read_list_noisy, read_noisy

@@ -8,7 +8,7 @@ import pickle
 
 import pytest
 
-from bots.local import LOCAL_TIMERS, play_game
+from tasks.core.evaluation import LOCAL_TIMERS, play_game
 from tasks import get_task
 from tasks.asympuzl import generator
 from tasks.asympuzl.game import NOISY_PREFIX

@@ -9,8 +9,9 @@ import json
 import pytest
 
 from bots import local
+from tasks.core import evaluation
 from bots.llm import LLMClient, LLMConfig
-from bots.local import play_game
+from tasks.core.evaluation import play_game
 from tasks import get_task
 from tests.fake_openai import FakeOpenAI, request_schema
 
@@ -78,7 +79,7 @@ def test_a_failing_llm_falls_back_visibly():
     assert rec.results["success"]
     seat = rec.results["llm"]["a"]
     assert seat["acts"] > 0 and seat["fallback"] == seat["acts"]
-    assert local.agent_label(SPEC, {"a": "llm", "b": "share-all"}, [rec]) == "llm+fallback,share-all"
+    assert evaluation.agent_label(SPEC, {"a": "llm", "b": "share-all"}, [rec]) == "llm+fallback,share-all"
 
 
 def test_the_real_client_against_the_fake_server_counts_tokens():

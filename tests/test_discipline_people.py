@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from bots.local import play_game, population_agents, population_seats
+from tasks.core.evaluation import play_game, population_agents, population_seats
 from tasks import get_task
 from tasks.core.discipline import audit_log
 

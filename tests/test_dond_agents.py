@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from bots.local import LOCAL_TIMERS
+from tasks.core.evaluation import LOCAL_TIMERS
 from tasks import get_task
 from tasks.core import Chat, ChatShown, Command, Join, MatchDriver, SeatInfo, build_match
 from tasks.dond import items as I

@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-from bots.local import LOCAL_TIMERS, play_game
+from tasks.core.evaluation import LOCAL_TIMERS, play_game
 from tasks import get_task
 from tasks.core import (
     Chat, Command, GameOver, Join, LogEvent, SeatInfo, addressed_to, build_match, effect_to_json,

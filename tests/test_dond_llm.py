@@ -12,8 +12,9 @@ import re
 import pytest
 
 from bots import local
+from tasks.core import evaluation
 from bots.llm import LLMClient, LLMConfig
-from bots.local import play_game
+from tasks.core.evaluation import play_game
 from tasks import get_task
 from tasks.core import ChatShown, Command, Join, Match, SeatInfo, View
 from tasks.dond import items as I
@@ -117,7 +118,7 @@ def test_a_failing_model_falls_back_visibly_to_bayes():
     assert rec.results["deal"]  # bayes stood in and made the deal
     seat = rec.results["llm"]["alice"]
     assert seat["acts"] > 0 and seat["fallback"] == seat["acts"]
-    assert local.agent_label(SPEC, agents, [rec]) == "llm+fallback,bayes"
+    assert evaluation.agent_label(SPEC, agents, [rec]) == "llm+fallback,bayes"
     no_model = play_game(SPEC, 0, agents, OPTIONS, llm=None)
     assert no_model.results["deal"] and all(a["fallback"] for a in no_model.llm_acts)
 

@@ -85,7 +85,7 @@ def test_env_var_override_and_a_clear_message_when_missing(data, tmp_path, monke
 
 
 def test_a_released_instance_plays_and_replays(data, tmp_path):
-    from bots.local import play_game
+    from tasks.core.evaluation import play_game
     inst = released.select({"data": "default", "hard": "L1<=2"})[0]
     rec = play_game(SPEC, 0, {"alice": "greedy", "bob": "fair-split"}, {"data": "default"}, instance=inst,
                     log_path=str(tmp_path / "g.jsonl"))

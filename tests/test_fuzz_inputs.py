@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bots.local import LOCAL_TIMERS
+from tasks.core.evaluation import LOCAL_TIMERS
 from tasks import available_tasks, get_task
 from tasks.core import Action, Chat, ChatShown, Command, Join, LogEvent, MatchDriver, Message, SeatInfo, build_match
 from tasks.core.limits import MAX_ARG_CHARS, MAX_CHAT_CHARS

@@ -13,7 +13,8 @@ import random
 import pytest
 
 from bots import local
-from bots.eventlog import read_rows
+from tasks.core import evaluation
+from tasks.core.evaluation import read_rows
 from bots.llm import LLMClient, LLMConfig
 from bots.study.replay_outputs import replay_paths
 from tasks import get_task
@@ -106,15 +107,15 @@ def valid_answer(request):
 def test_travel_tables_show_the_fallback_and_label_it(tmp_path):
     with FakeOpenAI(default=lambda req: {"status": 500, "error": "model overloaded"}) as fake, \
             client_for(fake) as llm:
-        records = local.play_many(TRAVEL, 2, 5, {"light": "solver", "ghost": "baseline"}, {}, llm,
+        records = evaluation.play_many(TRAVEL, 2, 5, {"light": "solver", "ghost": "baseline"}, {}, llm,
                                   str(tmp_path), progress=False)
-    summary = local.summary_table(TRAVEL, records)
+    summary = evaluation.summary_table(TRAVEL, records)
     assert summary["ghost acts"] == sum(len([a for a in r.llm_acts if a["seat"] == "ghost"]) for r in records) > 0
     assert summary["ghost valid %"] == 0.0 and summary["ghost fallback %"] == 100.0
     assert summary["light fallback %"] == 100.0  # the solver's reader fell back to the rules too
     # the games themselves were played by the solver policy: the label says so
-    assert local.agent_label(TRAVEL, records[0].agents, records) == "solver+fallback,baseline+fallback"
-    table = local.llm_use_table([("x", records)])
+    assert evaluation.agent_label(TRAVEL, records[0].agents, records) == "solver+fallback,baseline+fallback"
+    table = evaluation.llm_use_table([("x", records)])
     assert "action" in table and "reader" in table
     acts = rows(records[0].log_path, "llm_act")
     assert acts and all(not a["valid"] and a["fallback"] and "seconds" in a for a in acts)
@@ -123,17 +124,17 @@ def test_travel_tables_show_the_fallback_and_label_it(tmp_path):
 
 def test_a_valid_model_is_not_marked(tmp_path):
     with FakeOpenAI(default=valid_answer) as fake, client_for(fake) as llm:
-        rec = local.play_game(TRAVEL, 3, {"light": "solver", "ghost": "state-tracking"}, llm=llm,
+        rec = evaluation.play_game(TRAVEL, 3, {"light": "solver", "ghost": "state-tracking"}, llm=llm,
                               log_path=str(tmp_path / "g.jsonl"))
-    assert local.agent_label(TRAVEL, rec.agents, [rec]) == "solver,state-tracking"
-    cols = local.summary_table(TRAVEL, [rec])
+    assert evaluation.agent_label(TRAVEL, rec.agents, [rec]) == "solver,state-tracking"
+    cols = evaluation.summary_table(TRAVEL, [rec])
     assert cols["ghost valid %"] == 100.0 and cols["ghost fallback %"] == 0.0 and cols["ghost s/act"] > 0
     assert {a["use"] for a in rec.llm_acts if a["seat"] == "ghost"} <= {"action", "grounding"}
 
 
 def test_strict_llm_reports_the_game_invalid_and_the_replay_agrees(tmp_path):
     with FakeOpenAI(default=lambda req: "I'd rather chat than answer in JSON.") as fake, client_for(fake) as llm:
-        rec = local.play_game(TRAVEL, 4, {"light": "baseline", "ghost": "solver"}, llm=llm,
+        rec = evaluation.play_game(TRAVEL, 4, {"light": "baseline", "ghost": "solver"}, llm=llm,
                               log_path=str(tmp_path / "g.jsonl"), brain_options={"strict_llm": True})
     assert rec.results["status"] == "invalid"
     acts = rows(tmp_path / "g.jsonl", "llm_act")
@@ -144,7 +145,7 @@ def test_strict_llm_reports_the_game_invalid_and_the_replay_agrees(tmp_path):
     moves = [i["input"] for i in rows(tmp_path / "g.jsonl", "game_input") if i["input"].get("seat") == "light"
              and i["input"]["type"] in ("Chat", "Command")]
     assert moves == []
-    assert local.summary_table(TRAVEL, [rec])["invalid games %"] == 100.0
+    assert evaluation.summary_table(TRAVEL, [rec])["invalid games %"] == 100.0
     report = replay_paths([str(tmp_path / "g.jsonl")], out=str(tmp_path / "out"), plots=False, html_out=False,
                           echo=None)
     assert report.games[0].check == "ok" and report.games[0].status == "invalid"
@@ -167,7 +168,7 @@ def test_strict_llm_from_the_command_line(tmp_path, monkeypatch, capsys):
 
 def test_replay_summary_has_the_llm_seat_columns(tmp_path):
     with FakeOpenAI(default=lambda req: {"status": 500}) as fake, client_for(fake) as llm:
-        local.play_many(TRAVEL, 2, 7, {"light": "solver", "ghost": "problem-solving"}, {}, llm, str(tmp_path / "run"),
+        evaluation.play_many(TRAVEL, 2, 7, {"light": "solver", "ghost": "problem-solving"}, {}, llm, str(tmp_path / "run"),
                         progress=False)
     lines: list[str] = []
     replay_paths([str(tmp_path / "run" / "logs")], out=str(tmp_path / "out"), plots=False, html_out=False,
@@ -234,7 +235,7 @@ def test_one_deadline_covers_the_whole_act():
 # ---------------------------------------------------------------------------------------------------------------
 def test_gnomes_flags_and_answers_through_the_client(tmp_path):
     with FakeOpenAI(default=valid_answer) as fake, client_for(fake) as llm:
-        rec = local.play_game(GNOMES, 1, {"h": "partner", "e": "aismcts"},
+        rec = evaluation.play_game(GNOMES, 1, {"h": "partner", "e": "aismcts"},
                               llm=llm, log_path=str(tmp_path / "g.jsonl"), brain_options={"iterations": 30})
         forms = {r["form"] for r in fake.requests}
     acts = rows(tmp_path / "g.jsonl", "llm_act")
@@ -274,7 +275,7 @@ def malformed(seed):
 def test_malformed_answers_never_crash_or_block_a_room(tmp_path, task, agents):
     spec = get_task(task)
     with FakeOpenAI(default=malformed(len(task))) as fake, client_for(fake) as llm:
-        rec = local.play_game(spec, 2, agents, llm=llm, log_path=str(tmp_path / "g.jsonl"),
+        rec = evaluation.play_game(spec, 2, agents, llm=llm, log_path=str(tmp_path / "g.jsonl"),
                               brain_options={"iterations": 30})
     assert rec.results["status"] in ("completed", "timeout")  # played to the end by the fallbacks
     acts = rows(tmp_path / "g.jsonl", "llm_act")

@@ -5,8 +5,8 @@ fall back to its symbolic policy (noted in the log), so the game still ends inst
 """
 import json
 
-from bots import local
-from bots.eventlog import read_rows
+from tasks.core import evaluation
+from tasks.core.evaluation import read_rows
 from bots.llm import LLMClient, LLMConfig
 from tasks import get_task
 from tasks.core.llm_acts import acts_in
@@ -37,7 +37,7 @@ def test_llm_agent_plays_through_the_endpoint_and_counts_tokens(tmp_path):
         return json.dumps({"thought": "nothing new", "coins": []})  # grounding; the solver's reader fails
 
     with FakeOpenAI(default=answer) as fake, client_for(fake) as llm:
-        rec = local.play_game(TRAVEL, 1, {"light": "solver", "ghost": "problem-solving"}, llm=llm,
+        rec = evaluation.play_game(TRAVEL, 1, {"light": "solver", "ghost": "problem-solving"}, llm=llm,
                               log_path=str(tmp_path / "g.jsonl"))
         assert fake.requests, "the agent never called the endpoint"
         assert fake.requests[0]["json"]["model"] == "test-model"
@@ -60,12 +60,12 @@ def test_llm_agent_plays_through_the_endpoint_and_counts_tokens(tmp_path):
     assert all(a["seconds"] >= a["model_seconds"] > 0 for a in acts)
     assert rec.results["llm"]["ghost"]["acts"] == len(ghost) == rec.results["llm"]["ghost"]["valid"]
     assert rec.results["llm"]["light"]["fallback"] == len(light)
-    assert local.agent_label(TRAVEL, rec.agents, [rec]) == "solver+fallback,problem-solving"
+    assert evaluation.agent_label(TRAVEL, rec.agents, [rec]) == "solver+fallback,problem-solving"
 
 
 def test_failing_endpoint_falls_back_and_the_game_still_ends(tmp_path):
     with FakeOpenAI(default=lambda req: {"status": 500, "error": "model overloaded"}) as fake, client_for(fake, retries=1) as llm:
-        rec = local.play_game(TRAVEL, 2, {"light": "baseline", "ghost": "grounding"}, llm=llm,
+        rec = evaluation.play_game(TRAVEL, 2, {"light": "baseline", "ghost": "grounding"}, llm=llm,
                               log_path=str(tmp_path / "g.jsonl"))
     assert rec.results["status"] == "completed" and rec.results["correct"]
     fallbacks = [n for n in notes(tmp_path / "g.jsonl") if n["kind"] == "llm_fallback"]
@@ -76,7 +76,7 @@ def test_failing_endpoint_falls_back_and_the_game_still_ends(tmp_path):
 def test_hanging_endpoint_times_out_into_the_fallback(tmp_path):
     with FakeOpenAI(default=lambda req: {"hang": 2.0, "content": "too late"}) as fake, \
             client_for(fake, timeout=0.2, retries=0) as llm:
-        rec = local.play_game(TRAVEL, 3, {"light": "solver", "ghost": "state-tracking"}, llm=llm,
+        rec = evaluation.play_game(TRAVEL, 3, {"light": "solver", "ghost": "state-tracking"}, llm=llm,
                               log_path=str(tmp_path / "g.jsonl"))
     assert rec.results["status"] == "completed"
     assert any(n["kind"] == "llm_fallback" for n in notes(tmp_path / "g.jsonl"))

@@ -3,14 +3,15 @@ import dataclasses
 import json
 
 from bots import local
-from bots.eventlog import read_rows
+from tasks.core import evaluation
+from tasks.core.evaluation import read_rows
 from tasks.core import Match, MatchDriver, SeatInfo, input_from_json
 from tests.toygame import SPEC, PickNumber, ToyBrain
 
 
 def test_selfplay_game_writes_a_replayable_log(tmp_path):
     path = tmp_path / "g.jsonl"
-    rec = local.play_game(SPEC, 4, {"a": "toy", "b": "toy"}, log_path=str(path))
+    rec = evaluation.play_game(SPEC, 4, {"a": "toy", "b": "toy"}, log_path=str(path))
     rows = [r for _, r in read_rows(str(path))]
     assert [r["id"] for r in rows] == list(range(1, len(rows) + 1))
     assert rows[0]["event"] == "game_start" and rows[0]["data"]["seed"] == 4
@@ -24,8 +25,8 @@ def test_selfplay_game_writes_a_replayable_log(tmp_path):
 
 
 def test_same_seed_same_game():
-    a = local.play_game(SPEC, 11, {"a": "toy", "b": "toy"})
-    b = local.play_game(SPEC, 11, {"a": "toy", "b": "toy"})
+    a = evaluation.play_game(SPEC, 11, {"a": "toy", "b": "toy"})
+    b = evaluation.play_game(SPEC, 11, {"a": "toy", "b": "toy"})
     drop = lambda r: {k: v for k, v in r.items() if k != "duration"}  # noqa: E731
     assert drop(a.results) == drop(b.results)
 
@@ -44,7 +45,7 @@ def test_person_at_the_terminal_sees_only_their_seat():
             return []
 
     spec = dataclasses.replace(SPEC, brains={**SPEC.brains, "quiet": Quiet})
-    rec = local.play_game(spec, 2, {"a": "toy", "b": "quiet"}, person_seats=("a",), show=shown.append, ask=ask)
+    rec = evaluation.play_game(spec, 2, {"a": "toy", "b": "quiet"}, person_seats=("a",), show=shown.append, ask=ask)
     text = "\n".join(shown)
     assert "a proposes 5" in text
     assert "Unknown command /nonsense" in text
@@ -52,10 +53,10 @@ def test_person_at_the_terminal_sees_only_their_seat():
 
 
 def test_many_games_table_and_csv(tmp_path, capsys):
-    records = local.play_many(SPEC, 5, 100, {"a": "toy", "b": "toy"}, {}, None, str(tmp_path), progress=False)
+    records = evaluation.play_many(SPEC, 5, 100, {"a": "toy", "b": "toy"}, {}, None, str(tmp_path), progress=False)
     assert [r.seed for r in records] == [100, 101, 102, 103, 104]
-    summary = local.summary_table(SPEC, records)
-    per_game, summary_path = local.write_csvs(SPEC, records, summary, {"a": "toy", "b": "toy"}, str(tmp_path))
+    summary = evaluation.summary_table(SPEC, records)
+    per_game, summary_path = evaluation.write_csvs(SPEC, records, summary, {"a": "toy", "b": "toy"}, str(tmp_path))
     lines = open(per_game).read().splitlines()
     assert lines[0].split(",")[:4] == ["index", "seed", "agents", "status"] and len(lines) == 6
     assert len(list((tmp_path / "logs").glob("game-*.jsonl"))) == 5
@@ -67,7 +68,7 @@ def test_option_parsing():
                                             "--option", "name=x"])
     assert local.parse_options(args) == {"rooms": 8, "boards": "generated", "turn_limit": 20, "name": "x"}
     assert local.resolve_agents(SPEC, "toy") == {"a": "toy", "b": "toy"}
-    assert json.dumps(local.format_table(["a", "b"], [[1, None]])).count("-") >= 2
+    assert json.dumps(evaluation.format_table(["a", "b"], [[1, None]])).count("-") >= 2
 
 
 def test_three_seat_relayed_game_locally_shows_who_saw_what():
@@ -77,13 +78,13 @@ def test_three_seat_relayed_game_locally_shows_who_saw_what():
 
     agents = {"user1": "user", "user2": "user", "assistant": "assistant"}
     lines: list[str] = []
-    rec = local.play_game(MEETING, 3, agents, show=lines.append)
+    rec = evaluation.play_game(MEETING, 3, agents, show=lines.append)
     assert rec.results["status"] == "completed"
     assert any(ln.startswith("User1 -> Assistant: I am free") for ln in lines)
     assert any(ln.startswith("Assistant -> User2: user2, when") for ln in lines)
     seen: list[str] = []
     answers = iter(["I am free in slots 1 2 3 4 5 6 7 8 9", "@user1 psst", "/accept"])
-    rec = local.play_game(MEETING, 3, agents, person_seats=("user2",), show=seen.append,
+    rec = evaluation.play_game(MEETING, 3, agents, person_seats=("user2",), show=seen.append,
                           ask=lambda _prompt: next(answers))
     assert rec.results["status"] == "completed"
     assert not any("User1" in ln and "->" in ln for ln in seen)  # user1's lines went to the assistant only

@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 
 from bots import local
+from tasks.core import evaluation
 from bots.llm import LLMClient, LLMConfig
-from bots.local import LOCAL_TIMERS, main, play_game
+from bots.local import main
+from tasks.core.evaluation import LOCAL_TIMERS, play_game
 from tasks import get_task
 from tasks.core import Chat, ChatShown, Command, Join, MatchDriver, SeatInfo, build_match
 from tests.fake_openai import FakeOpenAI
@@ -169,7 +171,7 @@ def test_llm_baseline_falls_back_visibly_after_bounded_retries():
     rec = play_game(SPEC, 1, agents, {"game": "prisoners-dilemma"}, llm=llm)
     assert rec.results["status"] == "completed" and rec.results["outcome"]["alice"] == "Defect"
     assert len(llm.prompts) == 3  # three tries, then the fallback
-    assert local.agent_label(SPEC, agents, [rec]) == "llm+fallback,workflow"
+    assert evaluation.agent_label(SPEC, agents, [rec]) == "llm+fallback,workflow"
 
 
 def test_llm_baseline_through_the_fake_openai_server():
@@ -230,7 +232,7 @@ def test_llm_workflow_builds_the_chains_summarises_and_prepends_the_strategy():
     assert "If I choose Cooperate, then Bob will choose Defect." in action_prompt  # the solver's fill-in
     fallbacks = [a for a in rec.llm_acts if a["fallback"]]
     assert len(fallbacks) == 1 and fallbacks[0]["use"].startswith("chain:")
-    assert local.agent_label(SPEC, agents, [rec]) == "llm-workflow+fallback,workflow"
+    assert evaluation.agent_label(SPEC, agents, [rec]) == "llm-workflow+fallback,workflow"
 
 
 def test_llm_workflow_walks_a_tree_backwards():

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bots.local import LOCAL_TIMERS, main, play_game
+from bots.local import main
+from tasks.core.evaluation import LOCAL_TIMERS, play_game
 from tasks import get_task
 from tasks.core import (
     Chat, Command, Join, LogEvent, SeatInfo, SetTimer, TimerFired, addressed_to, build_match, effect_to_json,

@@ -9,7 +9,7 @@ import statistics
 import numpy as np
 import pytest
 
-from bots.local import LOCAL_TIMERS, play_game
+from tasks.core.evaluation import LOCAL_TIMERS, play_game
 from tasks import get_task
 from tasks.core import Chat, ChatShown, Command, Join, SeatInfo, build_match
 from tasks.mediation import generator as gen

@@ -8,7 +8,8 @@ import os
 
 import pytest
 
-from bots.local import main, play_game
+from bots.local import main
+from tasks.core.evaluation import play_game
 from tasks import get_task
 from tasks.dialop.data import default_path
 

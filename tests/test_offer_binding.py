@@ -13,7 +13,7 @@ from typing import Callable
 
 import pytest
 
-from bots.local import LOCAL_TIMERS
+from tasks.core.evaluation import LOCAL_TIMERS
 from tasks import get_task
 from tasks.core import Command, Join, Message, SeatInfo, build_match
 

@@ -2,7 +2,7 @@
 read gnomes seats as "Side 0 / Side 1" (the ids h / e stay), and /quit or /exit at the terminal leave cleanly."""
 from __future__ import annotations
 
-from bots.local import play_game, seat_names
+from tasks.core.evaluation import play_game, seat_names
 from tasks import get_task
 from tasks.core import Match, SeatInfo
 from tasks.core.protocol import Command, Join, Message

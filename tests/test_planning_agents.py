@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bots.local import main, play_game
+from bots.local import main
+from tasks.core.evaluation import play_game
 from tasks import get_task
 from tasks.planning import generator
 from tasks.planning.brains import language

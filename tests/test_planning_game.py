@@ -9,7 +9,7 @@ import pickle
 
 import pytest
 
-from bots.local import LOCAL_TIMERS
+from tasks.core.evaluation import LOCAL_TIMERS
 from tasks import get_task
 from tasks.core import Chat, Command, Join, Message, SeatInfo, build_match
 from tasks.planning import query

@@ -20,8 +20,8 @@ import os
 
 import pytest
 
-from bots import local
-from bots.eventlog import read_rows
+from tasks.core import evaluation
+from tasks.core.evaluation import read_rows
 from bots.llm import LLMClient, LLMConfig
 from tasks import available_tasks, get_task
 from tasks.core.llm_acts import acts_in, per_seat
@@ -89,7 +89,7 @@ def test_every_llm_brain_plays_a_game_against_the_real_model(tmp_path, task, sea
     agents = {s: (brain if s == seat else spec.default_brains[i]) for i, s in enumerate(spec.seats)}
     log = tmp_path / "game.jsonl"
     with client(structured) as llm:
-        rec = local.play_game(spec, SEED, agents, dict(TASK_OPTIONS.get(task, {})), llm=llm, log_path=str(log),
+        rec = evaluation.play_game(spec, SEED, agents, dict(TASK_OPTIONS.get(task, {})), llm=llm, log_path=str(log),
                               brain_options=dict(BRAIN_OPTIONS.get(task, {})))
         form = llm.structured_form
 

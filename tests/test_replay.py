@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from bots import local
-from bots.eventlog import read_rows
+from tasks.core import evaluation
+from tasks.core.evaluation import read_rows
 from bots.study import replay as rp
 from bots.study.replay import compare, replay_paths
 from tests.threeseat import SPEC as MEETING_SPEC
@@ -54,7 +55,7 @@ def run(paths, out, **kw):
 
 
 def toy_logs(folder: Path, n=3, seed=0, agents=None) -> list[Path]:
-    records = local.play_many(SPEC, n, seed, agents or {"a": "toy", "b": "toy"}, {}, None, str(folder), progress=False)
+    records = evaluation.play_many(SPEC, n, seed, agents or {"a": "toy", "b": "toy"}, {}, None, str(folder), progress=False)
     return [Path(r.log_path) for r in records]
 
 
@@ -69,7 +70,7 @@ def person_game(path: Path, lines=("hi <script>alert('x')</script>", "/nonsense"
         except StopIteration:
             raise EOFError
 
-    return local.play_game(spec, seed, {"a": "toy", "b": "toy"}, person_seats=("a",), ask=ask, log_path=str(path))
+    return evaluation.play_game(spec, seed, {"a": "toy", "b": "toy"}, person_seats=("a",), ask=ask, log_path=str(path))
 
 
 def rows_of(path: Path) -> list[dict]:
@@ -386,7 +387,7 @@ def meeting_game(path: Path, seed=1):
     user2 and the assistant are agents. Users' lines reach the assistant alone; the assistant writes to each user."""
     free = MEETING_SPEC.generate(seed, {})["free"]["user1"]
     lines = iter([f"I am free in slots {', '.join(map(str, free))}.", "/accept"])
-    return local.play_game(MEETING_SPEC, seed, {"user1": "user", "user2": "user", "assistant": "assistant"},
+    return evaluation.play_game(MEETING_SPEC, seed, {"user1": "user", "user2": "user", "assistant": "assistant"},
                            person_seats=("user1",), ask=lambda prompt: next(lines), log_path=str(path))
 
 
@@ -456,8 +457,8 @@ def test_relayed_chat_in_a_slurk_log_is_shown_once(tmp_path):
 
 def test_several_agent_pairs_are_plotted_side_by_side(tmp_path):
     spec = dataclasses.replace(SPEC, brains={**SPEC.brains, "stubborn": Stubborn})
-    local.play_many(spec, 3, 0, {"a": "toy", "b": "toy"}, {}, None, str(tmp_path / "r1"), progress=False)
-    local.play_many(spec, 3, 10, {"a": "stubborn", "b": "toy"}, {}, None, str(tmp_path / "r2"), progress=False)
+    evaluation.play_many(spec, 3, 0, {"a": "toy", "b": "toy"}, {}, None, str(tmp_path / "r1"), progress=False)
+    evaluation.play_many(spec, 3, 10, {"a": "stubborn", "b": "toy"}, {}, None, str(tmp_path / "r2"), progress=False)
     report = run([tmp_path / "r1", tmp_path / "r2"], tmp_path / "out")
     assert {g.agent_label for g in report.games} == {"toy/toy", "stubborn/toy"}
     pngs = sorted(p.name for p in (tmp_path / "out" / "plots").glob("*.png"))
@@ -511,7 +512,7 @@ def test_travel_games_replay_with_boards(tmp_path):
 
     spec = get_task("travel")
     agents = dict(zip(spec.seats, spec.default_brains))
-    local.play_many(spec, 2, 0, agents, {}, None, str(tmp_path / "run"), progress=False)
+    evaluation.play_many(spec, 2, 0, agents, {}, None, str(tmp_path / "run"), progress=False)
     report = replay_paths([str(tmp_path / "run")], str(tmp_path / "out"), echo=None)
     assert len(report.games) == 2 and all(g.check == "ok" for g in report.games), [g.mismatches for g in report.games]
     html = Path(report.games[0].transcript).read_text()
@@ -525,7 +526,7 @@ def test_gnomes_games_replay_with_boards(tmp_path):
 
     spec = get_task("gnomes")
     agents = dict(zip(spec.seats, spec.default_brains))
-    local.play_many(spec, 1, 0, agents, {"rounds": 2}, None, str(tmp_path / "run"), progress=False)
+    evaluation.play_many(spec, 1, 0, agents, {"rounds": 2}, None, str(tmp_path / "run"), progress=False)
     report = replay_paths([str(tmp_path / "run")], str(tmp_path / "out"), echo=None)
     [g] = report.games
     assert g.check in ("ok", "incomplete"), g.mismatches

@@ -1,4 +1,4 @@
-"""Sweeps (bots/sweep.py): games in parallel give the same results as one after another, a killed sweep resumes and
+"""Sweeps (tasks/core/evaluation/sweep.py): games in parallel give the same results as one after another, a killed sweep resumes and
 plays every game exactly once, shards merge into the table of one run, and --dry-run prints the cost."""
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bots import local, sweep
+from bots import local
+from tasks.core import evaluation
+from tasks.core.evaluation import sweep
 from tasks import available_tasks, get_task
 from tests.fake_openai import FakeOpenAI
 
@@ -206,10 +208,10 @@ def test_dry_run_prints_tokens_and_price_from_a_pilot_or_recorded_games(tmp_path
 @pytest.mark.parametrize("task", available_tasks())
 def test_tables_from_stored_records_equal_tables_from_played_games(task, tmp_path):
     spec = get_task(task)
-    records = [local.play_game(spec, s, local.resolve_agents(spec, None), {}, index=i)
+    records = [evaluation.play_game(spec, s, local.resolve_agents(spec, None), {}, index=i)
                for i, s in enumerate((3, 4))]
-    stored = [local.GameRecord(**sweep.round_trip(asdict(r))) for r in records]
-    assert local.summary_table(spec, stored) == local.summary_table(spec, records)
+    stored = [evaluation.GameRecord(**sweep.round_trip(asdict(r))) for r in records]
+    assert evaluation.summary_table(spec, stored) == evaluation.summary_table(spec, records)
 
 
 def test_benchmark_writes_a_board_and_merges_models(tmp_path, monkeypatch, capsys):

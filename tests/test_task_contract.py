@@ -12,7 +12,7 @@ import pickle
 
 import pytest
 
-from bots.local import LOCAL_TIMERS, play_game
+from tasks.core.evaluation import LOCAL_TIMERS, play_game
 from bots.study.replay import replay_file
 from tasks import available_tasks, get_task
 from tasks.core import (

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from bots import local
-from bots.eventlog import read_rows
+from tasks.core import evaluation
+from tasks.core.evaluation import read_rows
 from bots.llm import LLMClient, LLMConfig
 from tasks import get_task
 from tests.fake_openai import FakeOpenAI, request_schema
@@ -44,7 +44,7 @@ def play(tmp_path, agents, options=None, brain_options=None):
     with FakeOpenAI(default=answer) as fake:
         cfg = LLMConfig(model="test-model", base_url=fake.url, api_key="sk-test", timeout=5.0, max_retries=0)
         with LLMClient(cfg, sleep=lambda s: None) as llm:
-            rec = local.play_game(TRAVEL, 4, agents, {"rules": "paper", "turn_limit": 4, **(options or {})},
+            rec = evaluation.play_game(TRAVEL, 4, agents, {"rules": "paper", "turn_limit": 4, **(options or {})},
                                   llm=llm, log_path=str(tmp_path / "g.jsonl"), brain_options=brain_options)
         reqs = [r["json"] for r in fake.requests]
     return rec, reqs

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bots import local
+from tasks.core import evaluation
 from tasks import get_task
 from tasks.core import GameOver, LogEvent
 from tasks.travel.board import edge, normalize_tour
@@ -142,7 +142,7 @@ def test_s90_means_a_percentile_over_90_in_a_played_game():
 
 
 def test_solver_self_play_under_paper_rules_logs_the_rules(tmp_path):
-    rec = local.play_game(TRAVEL, 3, {"light": "solver", "ghost": "solver"}, {"rules": "paper"},
+    rec = evaluation.play_game(TRAVEL, 3, {"light": "solver", "ghost": "solver"}, {"rules": "paper"},
                           log_path=str(tmp_path / "g.jsonl"))
     assert rec.results["rules"] == "paper"
     assert '"rules": "paper"' in (tmp_path / "g.jsonl").read_text().splitlines()[0]

@@ -1,5 +1,5 @@
 """The scripted partner population of travel (tasks/travel/brains/people.py) and the generic `--population`
-evaluation (bots/local.py): each partner type shows its trait, the solver agent completes against all of them, and
+evaluation (tasks/core/evaluation): each partner type shows its trait, the solver agent completes against all of them, and
 the CLI prints one row per partner type."""
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import re
 import pytest
 
 from bots import local
+from tasks.core import evaluation
 from tasks import get_task
 from tasks.travel.board import Board
 from tasks.travel.brains import SolverBrain
@@ -94,8 +95,8 @@ def test_population_cli_prints_one_row_per_partner_and_writes_csv(tmp_path, caps
 
 def test_population_needs_one_agent_and_a_population():
     with pytest.raises(SystemExit, match="one agent"):
-        local.population_agents(TRAVEL, "solver,solver")
+        evaluation.population_agents(TRAVEL, "solver,solver")
     with pytest.raises(SystemExit, match="no partner population"):
-        local.population_agents(dataclasses.replace(TRAVEL, population=()), "solver")
-    pairs = local.population_agents(TRAVEL, None)  # default: the task's default agent for the other seat
+        evaluation.population_agents(dataclasses.replace(TRAVEL, population=()), "solver")
+    pairs = evaluation.population_agents(TRAVEL, None)  # default: the task's default agent for the other seat
     assert all(agents == {"light": p, "ghost": "solver"} for p, agents in pairs)

@@ -238,7 +238,7 @@ def _slug(s: str) -> str:
 
 
 def format_report(report: ReplayReport) -> str:
-    from bots.local import format_table
+    from tasks.core.evaluation import format_table
 
     lines: list[str] = []
     games = report.games

@@ -13,6 +13,7 @@ import sys
 from typing import Optional
 
 from tasks.core import Abort, MatchDriver, SeatInfo, build_match
+from tasks.core.evaluation import format_table
 
 from . import psp
 from .data import default_path
@@ -78,8 +79,6 @@ def load_games(spec, path: Optional[str]) -> list:
 def main_released(spec, agents: dict, options: dict, llm, games_limit: Optional[int] = None,
                   brain_options=None, parallel: int = 1) -> int:
     """The CLI of `--psp MODE` / `--human-instances [PATH]`: one table with the agents' row and the humans' row."""
-    from bots.local import format_table
-
     mode = options.pop("psp", None)
     path = options.pop("human_instances", None) or options.pop("data", None)
     options.pop("data", None)

@@ -12,10 +12,11 @@ any game replays; games.csv has one row per game (with the instance).
 from __future__ import annotations
 
 import csv
-import datetime as _dt
 import json
 import os
-import sys
+
+from tasks.core.evaluation import agent_label, default_out, format_table, llm_use_table, play_game
+from tasks.core.parallel import map_games
 
 from . import metrics
 from .parse import parse_hard
@@ -62,10 +63,7 @@ def game_rows(records, instances) -> list[list]:
 
 def main_table(spec, agents: dict, options: dict, llm, games: int, seed: int, out_dir: str | None,
                brain_options: dict | None = None, parallel: int = 1) -> int:
-    from bots.local import agent_label, format_table, llm_use_table, play_game
-    from tasks.core.parallel import map_games
-
-    out_dir = out_dir or os.path.join("runs", f"dond-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}")
+    out_dir = out_dir or default_out(spec)
     bound = parse_hard(options.get("hard"))
     try:
         instances = instances_for(spec, games, seed, options)

@@ -5,9 +5,11 @@ published columns (Claude-3.5 Sonnet / GPT-4o / Claude-3 Opus / o1) for the matc
 from __future__ import annotations
 
 import csv
-import datetime as _dt
 import os
 import sys
+
+from tasks.core.evaluation import agent_label, format_table, llm_use_table, play_game
+from tasks.core.parallel import map_games
 
 from .catalogue import TESTBED
 
@@ -71,9 +73,6 @@ def parse_rounds(value) -> list[int]:
 
 def main_paper_table(spec, agents: dict, options: dict, llm, seed: int, out_dir: str,
                      brain_options: dict | None = None, parallel: int = 1) -> int:
-    from bots.local import agent_label, format_table, llm_use_table, play_game
-    from tasks.core.parallel import map_games
-
     options = dict(options)
     trials = int(options.pop("trials"))
     ks = parse_rounds(options.pop("negotiation", "0,4"))
@@ -130,7 +129,3 @@ def main_paper_table(spec, agents: dict, options: dict, llm, seed: int, out_dir:
         csv.writer(fh).writerows([header, *rows])
     print(f"\nCSV: {path}\nlogs: {out_dir}")
     return 0
-
-
-def default_out(spec) -> str:
-    return os.path.join("runs", f"{spec.name}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}")

@@ -203,7 +203,7 @@ def _pool(n: int, processes: bool):
         return cf.ThreadPoolExecutor(max_workers=n, thread_name_prefix="game")
     # forkserver: workers start from a clean process that imported the suite once (no threads of ours copied).
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["bots.local"])
+    ctx.set_forkserver_preload(["tasks.core.evaluation"])
     return cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx)
 
 
