@@ -85,6 +85,7 @@ class MatrixPerson(SeatBrain):
         if isinstance(effect, View) and effect.seat == self.seat and effect.data.get("stage") == "move":
             if self._expects_reply:  # the talk ended on my line and the agent never answered it
                 self.report["stalls"] += 1
+                self.note("stall")  # for the discipline audit of the logs (--population)
                 if self._asked:
                     self.report["unanswered"].append(self._asked)
                 self._asked, self._expects_reply = None, False
