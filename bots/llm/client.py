@@ -127,26 +127,25 @@ class LLMClient:
     def _chat_json(self, messages: list[dict], schema: dict, *, usage: Usage | None, max_tokens: int | None,
                    temperature: float | None, name: str) -> dict:
         plan = schema_plan(schema)  # a bad schema is a programming error: SchemaError propagates
-        validator = plan.validator
         messages = _with_json_instruction(messages, plan.note)
         if max_tokens is None:
             max_tokens = self.config.max_tokens if plan.budget is None else min(self.config.max_tokens, plan.budget)
 
-        answer = self._call(messages, usage=usage, max_tokens=max_tokens, temperature=temperature,
-                            schema=plan.sent, name=name)
-        obj, problem = self._check(answer, validator)
+        def ask(conversation: list[dict]) -> tuple[str, dict | None, str | None]:
+            answer = self._call(conversation, usage=usage, max_tokens=max_tokens, temperature=temperature,
+                                schema=plan.sent, name=name)
+            return (answer, *self._check(answer, plan.validator))
+
+        answer, obj, problem = ask(messages)
         if problem is None:
             return obj
         self._count(usage, Usage(invalid=1, repairs=1))
         log.info("llm answer rejected (%s); asking for a repair", problem)
-        repair = messages + [
+        _, obj, problem = ask(messages + [
             {"role": "assistant", "content": answer},
             {"role": "user", "content": f"Your answer is not valid: {problem}. "
                                         "Reply with the corrected JSON object only, no other text."},
-        ]
-        answer = self._call(repair, usage=usage, max_tokens=max_tokens, temperature=temperature,
-                            schema=plan.sent, name=name)
-        obj, problem = self._check(answer, validator)
+        ])
         if problem is None:
             return obj
         self._count(usage, Usage(failures=1, invalid=1))
