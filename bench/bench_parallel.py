@@ -1,13 +1,17 @@
 """Games in parallel against a model server with a fixed latency (issue 32).
 
-`python -m bench.bench_parallel [--latency 0.3] [--games 8] [--flights 1,4,16,64]`: starts
+`python -m bench.bench_parallel [--latency 0.3] [--games 8] [--flights 4,8,16,64]`: starts
 bench/fake_llm_server.py (every answer after --latency seconds, any number at once) and runs
 `python -m bots travel --boards generated --agents solver,problem-solving` with --parallel 1 (one game after
-another, what every run did before) and with --parallel P (LLM_CONCURRENCY=0: the client sets no limit of its own), side by side in one run. Per P it plays max(P, --games) games and reports games per
-second, the speed-up over the serial run (same latency, same run), the most requests the server saw in flight, and
-the client's CPU time as a share of the wall time (prompt building, parsing, bookkeeping: the bot process's user +
-system time, the fake server runs in its own process). Per-game results of every parallel run are compared with the
-serial run's on the seeds they share. Writes bench/results/parallel.json and prints a table.
+another, what every run did before) and with --parallel P (LLM_CONCURRENCY=0: the client sets no limit of its own),
+side by side in one run. Per P it plays max(P, --games) games and reports games per second, the speed-up over the
+serial run (same latency, same run), the most requests the server saw in flight, and the bot process's CPU time
+(user + system; the fake server runs in its own process) three ways: as a share of the run's wall time (how much of
+one core the client needs), per request after the process start-up, and per game as a share of that game's own
+time in model calls (each game's client cost: prompt building, parsing, bookkeeping, its moves). Per-game results
+of every parallel run are compared with the serial run's on the seeds they share. The load average before and
+after is recorded: on a loaded machine every wait is longer. Writes bench/results/parallel.json and the table as
+Markdown to docs/figures/bench_parallel.md.
 """
 from __future__ import annotations
 
@@ -52,9 +56,12 @@ def run(port: int, games: int, parallel: int, out: str) -> dict:
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     server = stats(port)
     with open(os.path.join(out, "games.csv"), newline="") as fh:
-        rows = {int(r["index"]): _comparable(r) for r in csv.DictReader(fh)}
+        raw = list(csv.DictReader(fh))
+    rows = {int(r["index"]): _comparable(r) for r in raw}
+    model_s = [sum(seat.get("seconds", 0.0) for seat in json.loads(r["llm"] or "{}").values()) for r in raw]
     return {"games": games, "parallel": parallel or 1, "wall_s": round(wall, 2), "games_per_s": games / wall,
             "client_cpu_s": round(cpu, 2), "client_cpu_share": cpu / wall,
+            "game_model_s": sum(model_s) / max(1, len(model_s)),
             "requests": server["requests"] - before_server["requests"], "max_in_flight": server["max_in_flight"],
             "rows": rows}
 
@@ -76,13 +83,60 @@ def startup_cpu() -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def client_only(port: int, in_flight: int, acts: int = 4) -> dict:
+    """The LLM client alone (no game): `in_flight` threads, each `acts` JSON acts of a travel-sized prompt (~7,000
+    characters) one after another; every answer is invalid, so each act is an answer and a repair round, as in the
+    games above. Its CPU (this process, user + system) per request and as a share of the wall time."""
+    import logging
+    import threading
+
+    from bots.llm import LLMClient, LLMConfig, LLMError
+
+    # As `python -m bots` logs (one INFO line per call), into nowhere.
+    logging.basicConfig(level=logging.INFO, stream=open(os.devnull, "w"))
+
+    cfg = LLMConfig(model="fake-model", base_url=f"http://127.0.0.1:{port}/v1", api_key="sk-bench", concurrency=0,
+                    deadline=60)
+    schema = {"type": "object", "additionalProperties": False, "required": ["move"],
+              "properties": {"move": {"enum": [f"room {i}" for i in range(40)]}, "note": {"type": "string",
+                                                                                        "maxLength": 200}}}
+    messages = [{"role": "system", "content": "You search a house for your partner's rooms. " * 60},
+                {"role": "user", "content": "Rooms and doors: " + ", ".join(f"room {i} - room {i + 1}: 3"
+                                                                            for i in range(180))}]
+    with LLMClient(cfg) as llm:
+        def seat():
+            for _ in range(acts):
+                try:
+                    llm.chat_json(messages, schema)
+                except LLMError:
+                    pass
+        seat()  # warm: connection, schema plan
+        threads = [threading.Thread(target=seat) for _ in range(in_flight)]
+        calls = llm.usage.calls
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        requests = llm.usage.calls - calls  # answered requests (each act: its answer and the repair round)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"in_flight": in_flight, "requests": requests, "wall_s": round(wall, 2), "cpu_s": round(cpu, 3),
+            "cpu_per_request_ms": round(1000 * cpu / max(1, requests), 3), "cpu_share": cpu / wall}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--latency", type=float, default=0.3)
     p.add_argument("--games", type=int, default=8, help="games of the serial run (and at least this many per P)")
-    p.add_argument("--flights", default="1,4,16,64", help="values of --parallel")
+    p.add_argument("--flights", default="4,8,16,64", help="values of --parallel besides 1")
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "parallel.json"))
+    p.add_argument("--markdown", default=os.path.join(ROOT, "docs", "figures", "bench_parallel.md"),
+                   help="where the Markdown table goes ('' for nowhere)")
     args = p.parse_args()
+    load_before = loadavg()
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "bench.fake_llm_server", "--port", str(port), "--latency",
                                str(args.latency)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -103,28 +157,69 @@ def main() -> None:
                 r = run(port, games, n, os.path.join(tmp, f"p{n}"))
                 same = all(r["rows"][i] == serial["rows"][i] for i in serial["rows"] if i in r["rows"])
                 results.append({**r, "label": f"--parallel {n}", "same_results_as_serial": same})
+        client = client_only(port, max(int(x) for x in args.flights.split(",")))
     finally:
         server.terminate()
         server.wait(10)
+    load_after = loadavg()
     base = results[0]["games_per_s"]
     for r in results:
-        r["game_cpu_share"] = max(0.0, r["client_cpu_s"] - start_cpu) / r["wall_s"]
+        per_game_cpu = max(0.0, r["client_cpu_s"] - start_cpu) / r["games"]
+        r["cpu_per_request_ms"] = round(1000 * max(0.0, r["client_cpu_s"] - start_cpu) / max(1, r["requests"]), 2)
+        r["cpu_per_game_s"] = round(per_game_cpu, 3)
+        r["game_cpu_share"] = per_game_cpu / r["game_model_s"] if r["game_model_s"] else 0.0
         r["speedup"] = round(r["games_per_s"] / base, 2)
         r.pop("rows")
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as fh:
-        json.dump({"latency_s": args.latency, "command": " ".join(CMD), "cores": os.cpu_count(), "startup_cpu_s": round(start_cpu, 2), "runs": results},
-                  fh, indent=1)
-    print(f"latency {args.latency} s per answer; {os.cpu_count()} cores; `{' '.join(CMD)}`")
-    print(f"start-up CPU of the bot process (imports): {start_cpu:.2f} s, subtracted in 'per-game CPU / wall'")
-    print("| run | games | wall s | games/s | speed-up | max requests in flight | client CPU / wall | per-game CPU / wall "
-          "| same results |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for r in results:
-        print(f"| {r['label']} | {r['games']} | {r['wall_s']} | {r['games_per_s']:.3f} | {r['speedup']}x | "
-              f"{r['max_in_flight']} | {100 * r['client_cpu_share']:.1f}% | {100 * r['game_cpu_share']:.1f}% | {r.get('same_results_as_serial', '-')} |")
-    print(f"written: {args.out}")
+        json.dump({"latency_s": args.latency, "command": " ".join(CMD), "cores": os.cpu_count(),
+                   "startup_cpu_s": round(start_cpu, 2), "loadavg_before": load_before, "loadavg_after": load_after,
+                   "runs": results, "client_only": client}, fh, indent=1)
+    text = markdown(results, client, args, start_cpu, load_before, load_after)
+    print(text)
+    if args.markdown:
+        os.makedirs(os.path.dirname(args.markdown), exist_ok=True)
+        with open(args.markdown, "w") as fh:
+            fh.write(text)
+    print(f"written: {args.out}" + (f", {args.markdown}" if args.markdown else ""))
 
+
+def loadavg() -> str:
+    """The 1, 5 and 15 minute load averages (Linux), '' elsewhere."""
+    try:
+        with open("/proc/loadavg") as fh:
+            return " ".join(fh.read().split()[:3])
+    except OSError:
+        return ""
+
+
+def markdown(results: list[dict], client: dict, args, start_cpu: float, load_before: str, load_after: str) -> str:
+    lines = [
+        f"Written by `python -m bench.bench_parallel` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: "
+        f"`{' '.join(CMD)}` against bench/fake_llm_server.py ({args.latency} s per answer, any number at once), "
+        f"{os.cpu_count()} cores, load average {load_before or '?'} before and {load_after or '?'} after "
+        "(1, 5, 15 min).",
+        "",
+        "| run | games | wall s | games/s | speed-up | most requests in flight | process CPU / wall "
+        "| process CPU ms / request | CPU per game / its model time | same results as serial |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        lines.append(f"| {r['label']} | {r['games']} | {r['wall_s']} | {r['games_per_s']:.3f} | {r['speedup']}× | "
+                     f"{r['max_in_flight']} | {100 * r['client_cpu_share']:.1f}% | {r['cpu_per_request_ms']} | "
+                     f"{100 * r['game_cpu_share']:.1f}% | {r.get('same_results_as_serial', '-')} |")
+    lines += [
+        "",
+        f"Process CPU is the bot process's user + system time; the start-up ({start_cpu:.2f} s: interpreter and "
+        "imports) is left out of the per-request and per-game columns. A game's model time is the time its seats "
+        "spent in LLM calls (it bounds the game's wall time from below, so its share is an upper bound).",
+        "",
+        f"The LLM client alone (bots/llm, no game; {client['in_flight']} threads in flight, {client['requests']} "
+        f"requests of a travel-sized prompt in {client['wall_s']} s): {client['cpu_per_request_ms']} ms CPU per "
+        f"request, {100 * client['cpu_share']:.1f}% of the wall time.",
+        "",
+    ]
+    return "\n".join(lines)
 
 if __name__ == "__main__":
     main()
