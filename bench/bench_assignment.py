@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 
+from bench.figures import command_line, markdown_table, write_figure
 from tasks.assignment.generator import generate, original_rejection_sampling
 
 
@@ -20,10 +21,14 @@ def main(n: int = 100) -> None:
     t = time.perf_counter()
     orig = [original_rejection_sampling(rng) for _ in range(n)]
     theirs = (time.perf_counter() - t) / n
-    print(f"{'generator':<28} {'games':>5} {'ms/game':>8} {'tries (mean)':>12} {'met test %':>10}")
-    print(f"{'vectorised (this project)':<28} {n:>5} {ours * 1000:>8.1f} {statistics.fmean(tries):>12.0f} {100.0:>10.1f}")
-    print(f"{'original rejection sampling':<28} {n:>5} {theirs * 1000:>8.1f} "
-          f"{statistics.fmean(t for t, _ in orig):>12.0f} {100.0 * sum(ok for _, ok in orig) / n:>10.1f}")
+    rows = [("vectorised (this project)", n, f"{ours * 1000:.1f}", f"{statistics.fmean(tries):.0f}", "100.0"),
+            ("original rejection sampling", n, f"{theirs * 1000:.1f}", f"{statistics.fmean(t for t, _ in orig):.0f}",
+             f"{100.0 * sum(ok for _, ok in orig) / n:.1f}")]
+    header = ("generator", "games", "ms/game", "tries (mean)", "met test %")
+    print(f"{header[0]:<28} {header[1]:>5} {header[2]:>8} {header[3]:>12} {header[4]:>10}")
+    for row in rows:
+        print(f"{row[0]:<28} {row[1]:>5} {row[2]:>8} {row[3]:>12} {row[4]:>10}")
+    write_figure("bench_assignment", [markdown_table(header, rows)], command_line(None, "bench.bench_assignment"))
 
 
 if __name__ == "__main__":

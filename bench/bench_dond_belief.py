@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 
+from bench.figures import command_line, markdown_table, write_figure
 from tasks.core.evaluation import LOCAL_TIMERS
 from tasks import get_task
 from tasks.core import MatchDriver, SeatInfo, build_match
@@ -91,23 +92,29 @@ def main(argv: list[str]) -> int:
                         by_k[r][k].append(estimation_metrics(belief_at(brain, p), truth, r))
     n = len(outcome["deal"])
     mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")  # noqa: E731
-    print(f"Deal or No Deal, {label}: {len(chosen)} instances, {n} games, bayes vs {args.partner}, options {options}")
-    print("agreement  Alice  Bob    PO     EF     EF&PO  total  rounds")
-    print(f"{mean(outcome['deal']):.4f}     {mean(outcome['alice_score']):.2f}   {mean(outcome['bob_score']):.2f}   "
-          f"{mean(outcome['pareto_optimal']):.4f} {mean(outcome['envy_free']):.4f} {mean(outcome['ef_po']):.4f} "
-          f"{mean(outcome['total']):.2f}  {mean(outcome['rounds']):.2f}")
-    print("\nvaluation estimation at the end of the game (paper Table 14: Sonnet .9545 / .3766 / .7033)")
-    print("rel   seats  precision  recall  reduction  |V_est|")
+    title = f"Deal or No Deal, {label}: {len(chosen)} instances, {n} games, bayes vs {args.partner}, options {options}"
+    tables = [markdown_table(
+        ("agreement", "Alice", "Bob", "PO", "EF", "EF&PO", "total", "rounds"),
+        [(f"{mean(outcome['deal']):.4f}", f"{mean(outcome['alice_score']):.2f}", f"{mean(outcome['bob_score']):.2f}",
+          f"{mean(outcome['pareto_optimal']):.4f}", f"{mean(outcome['envy_free']):.4f}",
+          f"{mean(outcome['ef_po']):.4f}", f"{mean(outcome['total']):.2f}", f"{mean(outcome['rounds']):.2f}")]),
+        "Valuation estimation at the end of the game (paper Table 14: Sonnet .9545 / .3766 / .7033):",
+        markdown_table(("rel", "seats", "precision", "recall", "reduction", "|V_est|"),
+                       [(r, len(final[r]), f"{mean([x['precision'] for x in final[r]]):.4f}",
+                         f"{mean([x['recall'] for x in final[r]]):.4f}",
+                         f"{mean([x['reduction'] for x in final[r]]):.4f}",
+                         f"{mean([x['size'] for x in final[r]]):.2f}") for r in rels])]
     for r in rels:
-        m = final[r]
-        print(f"{r:<5} {len(m):<6} {mean([x['precision'] for x in m]):.4f}     {mean([x['recall'] for x in m]):.4f}  "
-              f"{mean([x['reduction'] for x in m]):.4f}     {mean([x['size'] for x in m]):.2f}")
-    for r in rels:
-        print(f"\nby decision (rel {r}; paper Table 15 is by negotiation round)")
-        print("k  precision  recall  reduction")
-        for k, m in by_k[r].items():
-            print(f"{k}  {mean([x['precision'] for x in m]):.4f}     {mean([x['recall'] for x in m]):.4f}  "
-                  f"{mean([x['reduction'] for x in m]):.4f}")
+        tables += [f"By decision (rel {r}; the paper's Table 15 is by negotiation round):",
+                   markdown_table(("k", "precision", "recall", "reduction"),
+                                  [(k, f"{mean([x['precision'] for x in m]):.4f}", f"{mean([x['recall'] for x in m]):.4f}",
+                                    f"{mean([x['reduction'] for x in m]):.4f}") for k, m in by_k[r].items()])]
+    print(title)
+    for t in tables:
+        print("\n" + t)
+    name = "bench_dond_belief" + ("" if not argv else "-" + "-".join(
+        a.lstrip("-").replace("=", "-").replace("<", "") for a in argv)).replace("/", "_")
+    write_figure(name, tables, command_line(argv, "bench.bench_dond_belief"), [title + "."])
     return 0
 
 

@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 
+from bench.figures import command_line, markdown_table, write_figure
 from bench.slurk_procs import BotProcess, cpu_seconds, slurk_server
 
 BOT_PERMS = {"api": True, "send_message": True, "send_html_message": True, "send_privately": True,
@@ -169,15 +170,15 @@ def run(offers=30, blocks=4, rate=10.0, out=sys.stdout, json_out=None, flood_arg
     q, f = res["quiet"]["p50_ms"], res["flood"]["p50_ms"]
     res["ratio_p50"] = round(f / q, 2) if q and f else None
     res["target_met"] = res["ratio_p50"] is not None and res["ratio_p50"] <= TARGET_RATIO
-    print(f"\nBystander offer-to-page latency on {where}, quiet vs while another room sends {rate:g} page actions "
-          f"a second of {res['flood_action_bytes']} bytes ({sent[0]} in all), {blocks} alternating blocks of "
-          f"{offers} offers, {os.cpu_count()} CPUs; the flooder got {f1.answers} answers", file=out)
-    print("| bystander | offers | p50 (ms) | p90 (ms) |\n|---|---|---|---|", file=out)
-    for mode in ("quiet", "flood"):
-        r = res[mode]
-        print(f"| {mode} | {r['n']} | {r['p50_ms']} | {r['p90_ms']} |", file=out)
-    print(f"flood / quiet p50: {res['ratio_p50']} (target <= {TARGET_RATIO}: "
-          f"{'met' if res['target_met'] else 'NOT met'}); bot CPU {res['bot_cpu_s']} s", file=out)
+    notes = [f"Bystander offer-to-page latency on {where}, quiet vs while another room sends {rate:g} page actions "
+             f"a second of {res['flood_action_bytes']} bytes ({sent[0]} in all), {blocks} alternating blocks of "
+             f"{offers} offers, {os.cpu_count()} CPUs; the flooder got {f1.answers} answers.",
+             f"Flood / quiet p50: {res['ratio_p50']} (target <= {TARGET_RATIO}: "
+             f"{'met' if res['target_met'] else 'NOT met'}); bot CPU {res['bot_cpu_s']} s."]
+    table = markdown_table(("bystander", "offers", "p50 (ms)", "p90 (ms)"),
+                           [(mode, res[mode]["n"], res[mode]["p50_ms"], res[mode]["p90_ms"]) for mode in ("quiet", "flood")])
+    print("\n" + notes[0] + "\n" + table + "\n" + notes[1], file=out)
+    write_figure("bench_flood", [table], command_line(None, "bench.bench_flood"), notes)
     if json_out:
         os.makedirs(os.path.dirname(os.path.abspath(json_out)), exist_ok=True)
         with open(json_out, "w", encoding="utf-8") as fh:

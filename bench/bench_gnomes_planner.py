@@ -13,6 +13,7 @@ import argparse
 import statistics
 import time
 
+from bench.figures import command_line, markdown_table, write_figure
 from tasks.gnomes import maze
 from tasks.gnomes.brains.planner import Belief, Model, Planner
 
@@ -68,6 +69,13 @@ def main() -> None:
     for label, r in res.items():
         print(f"{label:18} {r['iterations_median']:>13.0f} {r['iterations_min']:>7} {r['iterations_per_s']:>9.0f} "
               f"{r['latency_ms_median']:>11.1f} {r['latency_ms_max']:>7.1f} {r['vs_paper_n100']:>12.1f}x")
+    table = markdown_table(
+        ["case", "iterations / decision", "min", "iterations / s", "latency ms (median)", "max ms", "× paper's n = 100"],
+        [(label, f"{r['iterations_median']:.0f}", r["iterations_min"], f"{r['iterations_per_s']:.0f}",
+          f"{r['latency_ms_median']:.1f}", f"{r['latency_ms_max']:.1f}", f"{r['vs_paper_n100']:.1f}×")
+         for label, r in res.items()])
+    write_figure("bench_gnomes_planner", [table], command_line(None, "bench.bench_gnomes_planner"),
+                 [f"AISMCTS-F, budget {args.budget_ms:g} ms, {args.decisions} decisions per case."])
 
 
 if __name__ == "__main__":

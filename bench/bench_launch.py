@@ -32,6 +32,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import requests
 
+from bench.figures import command_line, write_figure_row
+
 TARGET_SECONDS = 15.0
 
 
@@ -286,7 +288,26 @@ def main(argv=None) -> int:
     shown = {k: v for k, v in result.items() if k not in ("time_to_room_all_s",)}
     print(json.dumps(shown, indent=2))
     print(f"written to {args.out}")
+    figure_row(result, argv)
     return 0 if result["met"] else 1
+
+
+def figure_row(result: dict, argv) -> None:
+    """This run's row of docs/figures/bench_launch.md (one row per server and concierge)."""
+    t = result["time_to_room_s"] or {}
+    server = f"{result['server']}, ETags {'on' if result['etag'] else 'off'}"
+    concierge = "before" if result["concierge"].startswith("before") else "now"
+    after = result["all_in_rooms_after_first_arrival_s"]
+    write_figure_row(
+        "bench_launch",
+        ("server", "concierge", "in rooms", "all in after first arrival", "time to room p50 / p90 / max", "errors"),
+        f"{server}, {concierge}",
+        (server, concierge, f"{result['in_rooms']} / {result['people']}",
+         "–" if after is None else f"{after} s (arrivals spread {result['arrival_spread_s']} s)",
+         f"{t.get('p50')} / {t.get('p90')} / {t.get('max')} s" if t else "–", result["errors"]["total"]),
+        command_line(argv, "bench.bench_launch"),
+        f"{result['people']} people arriving within {result['arrive_within_s']:g} s, {result['people_per_room']} per "
+        f"room, task {result['task']}; target met: {'yes' if result['met'] else 'no'}")
 
 
 if __name__ == "__main__":

@@ -28,9 +28,10 @@ import sys
 import time
 from typing import Optional
 
-from tasks.core import evaluation
+from bench.figures import command_line, markdown_table, write_figure
 from bots.llm import LLMClient, LLMConfig
 from tasks import get_task
+from tasks.core import evaluation
 
 CASES = {
     "travel": [("light", "solver", "ghost", v) for v in ("baseline", "grounding", "state-tracking", "problem-solving")],
@@ -185,12 +186,19 @@ def main(argv: Optional[list[str]] = None) -> int:
                           f"status {[r.results['status'] for r in records]}", file=sys.stderr, flush=True)
                     rows += rows_for(f"{label} ({form})", records, processed)
                     by_label.append((label, records))
-    print(evaluation.format_table(["condition", "seat", "agent", "use", "acts", "valid %", "fallback %", "repaired",
-                              "prompt tok/act", "processed tok/act", "s/act", "max s", "tokens/game"], rows))
+    head = ["condition", "seat", "agent", "use", "acts", "valid %", "fallback %", "repaired", "prompt tok/act",
+            "processed tok/act", "s/act", "max s", "tokens/game"]
+    cost_head = ["use", "acts", "act s", "model s", "client ms", "client % of act"]
+    cost = client_cost(by_label, metering)
+    print(evaluation.format_table(head, rows))
     print()
     print("Client's own cost per act (prompt building, parsing, validation) beside the model's time:")
-    print(evaluation.format_table(["use", "acts", "act s", "model s", "client ms", "client % of act"],
-                             client_cost(by_label, metering)))
+    print(evaluation.format_table(cost_head, cost))
+    write_figure("bench_llm", [markdown_table(head, rows), "Client's own cost per act (prompt building, parsing, "
+                               "validation) beside the model's time:", markdown_table(cost_head, cost)],
+                 command_line(argv, "bench.bench_llm"),
+                 [f"Model {os.environ.get('LLM_MODEL', '(configured)')}, {args.games} game(s) per case, "
+                  f"seed {args.seed}."])
     print(f"\n{time.time() - t0:.0f} s in all")
     return 0
 

@@ -8,6 +8,7 @@ import statistics
 import sys
 import time
 
+from bench.figures import command_line, markdown_table, write_figure
 from tasks.mediation import generator as gen
 
 
@@ -33,18 +34,24 @@ def main(n: int = 100) -> None:
         loop.append(time.perf_counter() - t)
     pairs = statistics.fmean(len(i["users"][0]["flights"]) * len(i["users"][1]["flights"]) for i in insts)
     print(f"{'step':<36} {'games':>5} {'ms median':>9} {'ms max':>7}")
+    rows = []
     for name, xs in (("generate (incl. best/worst)", gen_s), ("best/worst, vectorised", vec),
                      ("best/worst, pair by pair", loop)):
-        print(f"{name:<36} {n:>5} {1000 * statistics.median(xs):>9.2f} {1000 * max(xs):>7.2f}")
-    print(f"pairs per instance (mean): {pairs:.0f}")
+        rows.append((name, n, f"{1000 * statistics.median(xs):.2f}", f"{1000 * max(xs):.2f}"))
+        print(f"{name:<36} {n:>5} {rows[-1][2]:>9} {rows[-1][3]:>7}")
+    notes = [f"Flight pairs per instance (mean): {pairs:.0f}."]
+    print(notes[0])
     from tasks import get_task
     from tasks.dialop.data import default_path
     from tasks.mediation import released
     if os.path.exists(default_path()):
         t = time.perf_counter()
         ok, problems = released.check_scores(default_path(), get_task("mediation"))
-        print(f"released replay: {ok} of 162 reproduced, {len(problems)} problems, "
-              f"{time.perf_counter() - t:.1f} s")
+        notes.append(f"Released replay: {ok} of 162 reproduced, {len(problems)} problems, "
+                     f"{time.perf_counter() - t:.1f} s.")
+        print(notes[-1])
+    write_figure("bench_mediation", [markdown_table(("step", "games", "ms median", "ms max"), rows)],
+                 command_line(None, "bench.bench_mediation"), notes)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import statistics
 import sys
 
+from bench.figures import command_line, markdown_table, write_figure
 from tasks.dialop import runner
 from tasks.dialop.metrics import mean_ci
 from tasks.planning.brains import belief as belief_mod
@@ -84,14 +85,17 @@ def main(modes=("50", "75", "proposal"), variants=VARIANTS, limit: int = 0) -> N
     games = games[:limit] if limit else games
     print("| cut | variant | games | mean (95% CI) | median |")
     print("|---|---|---|---|---|")
+    rows = []
     for mode in modes:
         for variant in variants:
             _STATE["variant"] = variant
             res = runner.run_released(SPEC, games, {"user": "simuser", "assistant": "planner"}, mode, progress=False)
             norms = [float(r.get("normalized_score") or 0) if r.get("status") == "completed" else 0.0 for r in res]
             m, lo, hi = mean_ci(norms)
-            print(f"| {mode} | {variant} | {len(norms)} | {m:.3f} ({lo:.3f}-{hi:.3f}) | "
-                  f"{statistics.median(norms):.3f} |", flush=True)
+            rows.append((mode, variant, len(norms), f"{m:.3f} ({lo:.3f}-{hi:.3f})", f"{statistics.median(norms):.3f}"))
+            print("| " + " | ".join(str(v) for v in rows[-1]) + " |", flush=True)
+    write_figure("bench_planning_psp", [markdown_table(("cut", "variant", "games", "mean (95% CI)", "median"), rows)],
+                 command_line(None, "bench.bench_planning_psp"))
 
 
 if __name__ == "__main__":

@@ -32,6 +32,8 @@ import tempfile
 import threading
 import time
 
+from bench.figures import command_line, markdown_table, write_figure
+
 TARGET_MS = 50.0
 BOT_PERMS = {"api": True, "send_message": True, "send_html_message": True, "send_privately": True,
              "send_command": True}
@@ -346,35 +348,39 @@ def run(rooms_list=(1, 10, 50), seconds: float = 8.0, think: float = 1.0, in_pro
 
 def _table(rows, seconds, think, main_mode, wall, out) -> None:
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"\nSlurk runtime turnaround (event received -> first effect sent), toy game vs symbolic brain, "
-          f"{seconds:g} s per K, think time {think:g} s, {os.cpu_count()} CPUs, load average after the run {load}, "
-          f"bench wall time {wall:.0f} s", file=out)
-    print("bot = process: the bot is its own `python -m bots serve` process; in-process: the bot runs in the bench "
-          "process (earlier layout)", file=out)
-    print("sent = the first effect left the bot (the bot's turnaround); acked = Slurk acknowledged it (adds the "
-          "server's time)", file=out)
-    print(f"{'rooms':>5} | {'bot':>10} | {'inputs':>6} | {'sent p50':>8} | {'sent p99':>8} | {'acked p50':>9} | "
-          f"{'acked p99':>9} | {'events/s':>8} | timeouts", file=out)
-    print("-" * 99, file=out)
-    for r in rows:
-        print(f"{r['rooms']:>5} | {r['bot']:>10} | {r['inputs']:>6} | {r['p50_ms']!s:>8} | {r['p99_ms']!s:>8} | "
-              f"{r['done_p50_ms']!s:>9} | {r['done_p99_ms']!s:>9} | {r['events_per_s']:>8} | {r['timeouts']}",
-              file=out)
+    notes = [f"Slurk runtime turnaround (event received -> first effect sent), toy game vs symbolic brain, "
+             f"{seconds:g} s per K, think time {think:g} s, {os.cpu_count()} CPUs, load average after the run {load}, "
+             f"bench wall time {wall:.0f} s.",
+             "bot = process: the bot is its own `python -m bots serve` process; in-process: the bot runs in the bench "
+             "process (earlier layout). sent = the first effect left the bot (the bot's turnaround); acked = Slurk "
+             "acknowledged it (adds the server's time). Times in ms."]
+    header = ("rooms", "bot", "inputs", "sent p50", "sent p99", "acked p50", "acked p99", "events/s", "timeouts")
+    table = [(r["rooms"], r["bot"], r["inputs"], r["p50_ms"], r["p99_ms"], r["done_p50_ms"], r["done_p99_ms"],
+              r["events_per_s"], r["timeouts"]) for r in rows]
     by = {(r["rooms"], r["bot"]): r for r in rows}
     for k in sorted({r["rooms"] for r in rows}):
         a, b = by.get((k, "in-process")), by.get((k, "process"))
         if a and b:
             def ratio(x, y):
                 return f"{x / y:.2f}x" if x and y else "n/a"
-            print(f"\nK={k}, same run: sent p99 in-process {a['p99_ms']} ms vs own process {b['p99_ms']} ms "
-                  f"(ratio {ratio(a['p99_ms'], b['p99_ms'])}); sent p50 {a['p50_ms']} vs {b['p50_ms']} ms "
-                  f"({ratio(a['p50_ms'], b['p50_ms'])}); acked p99 {a['done_p99_ms']} vs {b['done_p99_ms']} ms "
-                  f"({ratio(a['done_p99_ms'], b['done_p99_ms'])})", file=out)
+            notes.append(f"K={k}, same run: sent p99 in-process {a['p99_ms']} ms vs own process {b['p99_ms']} ms "
+                         f"(ratio {ratio(a['p99_ms'], b['p99_ms'])}); sent p50 {a['p50_ms']} vs {b['p50_ms']} ms "
+                         f"({ratio(a['p50_ms'], b['p50_ms'])}); acked p99 {a['done_p99_ms']} vs {b['done_p99_ms']} ms "
+                         f"({ratio(a['done_p99_ms'], b['done_p99_ms'])}).")
     at50 = by.get((50, main_mode))
     if at50 and at50["p99_ms"] is not None:
         holds = at50["p99_ms"] < TARGET_MS
-        print(f"\np99 < {TARGET_MS:g} ms at 50 rooms (bot: {main_mode}): {'yes' if holds else 'NO'} "
-              f"({at50['p99_ms']} ms)", file=out)
+        notes.append(f"p99 < {TARGET_MS:g} ms at 50 rooms (bot: {main_mode}): {'yes' if holds else 'NO'} "
+                     f"({at50['p99_ms']} ms).")
+    print("\n" + notes[0] + "\n" + notes[1], file=out)
+    print(f"{'rooms':>5} | {'bot':>10} | {'inputs':>6} | {'sent p50':>8} | {'sent p99':>8} | {'acked p50':>9} | "
+          f"{'acked p99':>9} | {'events/s':>8} | timeouts", file=out)
+    print("-" * 99, file=out)
+    for row in table:
+        print(" | ".join(f"{v!s:>{w}}" for v, w in zip(row, (5, 10, 6, 8, 8, 9, 9, 8, 0))), file=out)
+    for note in notes[2:]:
+        print("\n" + note, file=out)
+    write_figure("bench_runtime", [markdown_table(header, table)], command_line(None, "bench.bench_runtime"), notes)
 
 
 def _ints(text: str) -> tuple:

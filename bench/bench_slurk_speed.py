@@ -33,6 +33,7 @@ import threading
 import time
 
 from bench.bench_runtime import _recv
+from bench.figures import command_line, markdown_table, write_figure
 from bench.slurk_procs import BotProcess, cpu_seconds, slurk_server
 
 BOT_PERMS = {"api": True, "send_message": True, "send_html_message": True, "send_privately": True,
@@ -254,12 +255,12 @@ def _med(rows, key):
 
 def _table(rows, rooms_list, where, seconds, think, rounds, wall, out) -> None:
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"\nPerson-visible reply time on {where}: two scripted people per room taking turns, {seconds:g} s per "
-          f"bot and K, think {think:g} s, {rounds} round(s) (medians over rounds), {os.cpu_count()} CPUs, load "
-          f"average after the run {load}, wall {wall:.0f} s", file=out)
-    print("| rooms | echo p50 / p95 (ms) | travel bot p50 / p95 (ms) | ratio p50 / p95 | server CPU per input, "
-          "echo / travel (ms) | travel bot CPU per input (ms) | inputs echo / travel |", file=out)
-    print("|---|---|---|---|---|---|---|", file=out)
+    notes = [f"Person-visible reply time on {where}: two scripted people per room taking turns, {seconds:g} s per "
+             f"bot and K, think {think:g} s, {rounds} round(s) (medians over rounds), {os.cpu_count()} CPUs, load "
+             f"average after the run {load}, wall {wall:.0f} s."]
+    header = ("rooms", "echo p50 / p95 (ms)", "travel bot p50 / p95 (ms)", "ratio p50 / p95",
+              "server CPU per input, echo / travel (ms)", "travel bot CPU per input (ms)", "inputs echo / travel")
+    table = []
     verdict = True
     for k in rooms_list:
         e = [r for r in rows if r["rooms"] == k and r["bot"] == "echo"]
@@ -268,18 +269,23 @@ def _table(rows, rooms_list, where, seconds, think, rounds, wall, out) -> None:
         r50 = round(t50 / e50, 2) if e50 and t50 else None
         r95 = round(t95 / e95, 2) if e95 and t95 else None
         verdict = verdict and r50 is not None and r95 is not None and r50 <= TARGET_P50 and r95 <= TARGET_P95
-        print(f"| {k} | {e50} / {e95} | {t50} / {t95} | {r50}× / {r95}× | "
-              f"{_med(e, 'server_cpu_ms_per_input')} / {_med(t, 'server_cpu_ms_per_input')} | "
-              f"{_med(t, 'bot_cpu_ms_per_input')} | {sum(r['inputs'] for r in e)} / "
-              f"{sum(r['inputs'] for r in t)} |", file=out)
+        table.append((k, f"{e50} / {e95}", f"{t50} / {t95}", f"{r50}× / {r95}×",
+                      f"{_med(e, 'server_cpu_ms_per_input')} / {_med(t, 'server_cpu_ms_per_input')}",
+                      _med(t, "bot_cpu_ms_per_input"),
+                      f"{sum(r['inputs'] for r in e)} / {sum(r['inputs'] for r in t)}"))
     reqs = [r["requests_per_input"] for r in rows if r.get("requests_per_input")]
     if reqs:
         keys = sorted({key for q in reqs for key in q})
-        print("\nOur bot's Slurk requests per person input (median over K and rounds): " + ", ".join(
-            f"{key} {statistics.median(q.get(key, 0) for q in reqs):g}" for key in keys), file=out)
+        notes.append("Our bot's Slurk requests per person input (median over K and rounds): " + ", ".join(
+            f"{key} {statistics.median(q.get(key, 0) for q in reqs):g}" for key in keys) + ".")
     lost = sum(r["lost"] for r in rows)
-    print(f"\nreplies never seen (30 s): {lost}; targets p50 ≤ {TARGET_P50}× and p95 ≤ {TARGET_P95}× echo's at "
-          f"every K: {'met' if verdict else 'NOT met'}", file=out)
+    notes.append(f"Replies never seen (30 s): {lost}; targets p50 ≤ {TARGET_P50}× and p95 ≤ {TARGET_P95}× echo's at "
+                 f"every K: {'met' if verdict else 'NOT met'}.")
+    table_md = markdown_table(header, table)
+    print("\n" + notes[0] + "\n" + table_md, file=out)
+    for note in notes[1:]:
+        print("\n" + note, file=out)
+    write_figure("bench_slurk_speed", [table_md], command_line(None, "bench.bench_slurk_speed"), notes)
 
 
 def main(argv=None) -> int:

@@ -21,6 +21,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from bench.figures import command_line, markdown_table, write_figure
 from bench.slurk_procs import BotProcess, cpu_seconds, rss_mb, slurk_server
 
 PERSON_PERMS = {"send_message": True, "send_command": True, "send_privately": True}
@@ -149,15 +150,15 @@ def run(games=1000, parallel=10, marks=(250, 500, 1000), out=sys.stdout) -> dict
     ks = sorted(rss)
     first, last = ks[1] if len(ks) > 1 else ks[0], ks[-1]
     per_game = (rss[last] - rss[first]) / (last - first) * 1024 if last > first else None
-    print(f"\nSoak on {where}: {played} complete travel games (two scripted people each, {parallel} at a time), "
-          f"one bot process, wall {time.monotonic() - t_start:.0f} s", file=out)
-    print("| games | " + " | ".join(str(k) for k in ks) + " |", file=out)
-    print("|---|" + "---|" * len(ks), file=out)
-    print("| bot RSS (MB) | " + " | ".join(f"{rss[k]:.1f}" for k in ks) + " |", file=out)
-    print(f"\ngrowth between {first} and {last} games: "
-          f"{'n/a' if per_game is None else f'{per_game:.1f} KB per game'}; games that did not end: {failed}; "
-          f"Slurk server CPU per game: {'n/a' if server_cpu is None else f'{1000 * server_cpu:.0f} ms'}; still held "
-          f"by the bot at the end: {held.get('rooms_open')} rooms, {held.get('threads')} threads", file=out)
+    notes = [f"Soak on {where}: {played} complete travel games (two scripted people each, {parallel} at a time), "
+             f"one bot process, wall {time.monotonic() - t_start:.0f} s.",
+             f"Growth between {first} and {last} games: "
+             f"{'n/a' if per_game is None else f'{per_game:.1f} KB per game'}; games that did not end: {failed}; "
+             f"Slurk server CPU per game: {'n/a' if server_cpu is None else f'{1000 * server_cpu:.0f} ms'}; still "
+             f"held by the bot at the end: {held.get('rooms_open')} rooms, {held.get('threads')} threads."]
+    table = markdown_table(["games"] + ks, [["bot RSS (MB)"] + [f"{rss[k]:.1f}" for k in ks]])
+    print("\n" + notes[0] + "\n" + table + "\n\n" + notes[1], file=out)
+    write_figure("bench_soak", [table], command_line(None, "bench.bench_soak"), notes)
     return {"rss_mb": rss, "kb_per_game": per_game, "failed": failed, "server_cpu_s_per_game": server_cpu,
             "rooms_open": held.get("rooms_open")}
 

@@ -15,6 +15,7 @@ import os
 import sys
 import time
 
+from bench.figures import command_line, markdown_table, write_figure
 from tasks.travel.brains.llm_reader import read_with_llm, reading_schema
 from tasks.travel.brains.reader import read
 from tests.travel_phrases import FIELDS, expected, got, load
@@ -71,7 +72,10 @@ def main(argv: list[str]) -> int:
     header = ["reader"] + [k for k in rows[0][1] if k != "misses"]
     from tasks.core.evaluation import format_table
 
-    print(format_table(header, [[name] + [r[k] for k in header[1:]] for name, r in rows]))
+    table = [[name] + [r[k] for k in header[1:]] for name, r in rows]
+    print(format_table(header, table))
+    write_figure("bench_travel_reader", [markdown_table(header, table)], command_line(argv, "bench.bench_travel_reader"),
+                 [f"The phrase corpus tests/fixtures/phrases/travel.yaml ({len(entries)} phrases)."])
     if args.misses:
         for name, r in rows:
             print(f"\n{name}: {len(r['misses'])} misses")

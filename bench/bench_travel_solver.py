@@ -12,6 +12,7 @@ import statistics
 import sys
 import time
 
+from bench.figures import command_line, markdown_table, write_figure
 from tasks.travel.generator import generate_board
 from tasks.travel.solver import BRUTE_MAX_FREE, solve
 
@@ -68,13 +69,21 @@ def main(argv=None) -> int:
         print(f"{n:>5} | {fmt(dm):>8} {fmt(dx):>8} | {fmt(im):>8} {fmt(ix):>8} | {fmt(bm):>9} {fmt(bx):>9} | "
               f"{ratio(im, dm):>7} {ratio(bm, dm):>8}")
     print(f"(ratios are of medians; whole run {time.perf_counter() - t_all:.1f}s)")
-    print(f"all methods agree on every optimum: {'yes' if mismatches == 0 else f'NO ({mismatches} boards differ)'}"
-          f"; solves without proven optimum: {non_optimal}")
+    agree = (f"all methods agree on every optimum: {'yes' if mismatches == 0 else f'NO ({mismatches} boards differ)'}"
+             f"; solves without proven optimum: {non_optimal}")
+    print(agree)
+    notes = [f"{args.boards} seeded boards per size, ms; ratios are of medians; {agree}."]
     at_target = [st["dp"][1] for n, st in rows if n == TARGET_ROOMS]
     if at_target:
         worst = at_target[0]
         verdict = "MET" if worst < TARGET_MS else "NOT MET"
-        print(f"target DP under {TARGET_MS:.0f} ms at {TARGET_ROOMS} rooms: {verdict} (max {worst:.1f} ms)")
+        notes.append(f"Target DP under {TARGET_MS:.0f} ms at {TARGET_ROOMS} rooms: {verdict} (max {worst:.1f} ms).")
+        print(notes[-1])
+    table = markdown_table(
+        ["rooms", "DP median", "DP max", "ILP median", "brute median", "ILP/DP", "brute/DP"],
+        [(n, fmt(st["dp"][0]), fmt(st["dp"][1]), fmt(st["ilp"][0]), fmt(st["brute"][0]),
+          ratio(st["ilp"][0], st["dp"][0]), ratio(st["brute"][0], st["dp"][0])) for n, st in rows])
+    write_figure("bench_travel_solver", [table], command_line(argv, "bench.bench_travel_solver"), notes)
     return 0 if mismatches == 0 else 1
 
 

@@ -58,3 +58,20 @@ def test_readme_is_short_and_links_to_the_docs():
         assert f"docs/tasks/{name}.md" in links, f"README.md does not link to the {name} page"
     for command in ("./run_bot.sh travel", "./run_bot.sh test"):
         assert command in readme, f"README.md lost its set-up command {command}"
+
+
+def test_bench_figures_are_markdown_tables_with_their_command(tmp_path):
+    from bench.figures import markdown_table, write_figure, write_figure_row
+
+    table = markdown_table(("case", "value"), [("a|b", 1), ("c", None)])
+    assert table.splitlines() == ["| case | value |", "|---|---|", "| a\\|b | 1 |", "| c | – |"]
+    path = write_figure("bench_x", [table], "python -m bench.bench_x --n 3", ["a note"], out_dir=tmp_path)
+    text = path.read_text()
+    assert table in text and "`python -m bench.bench_x --n 3`" in text and "a note" in text
+
+    header = ("server", "p50")
+    write_figure_row("bench_y", header, "double", ("double", 1), "python -m bench.bench_y", out_dir=tmp_path)
+    write_figure_row("bench_y", header, "real", ("real", 2), "python -m bench.bench_y --real", out_dir=tmp_path)
+    write_figure_row("bench_y", header, "double", ("double", 3), "python -m bench.bench_y", out_dir=tmp_path)
+    rows = [line for line in (tmp_path / "bench_y.md").read_text().splitlines() if line.startswith("| ")]
+    assert rows == ["| server | p50 |", "| double | 3 |", "| real | 2 |"], "a run replaces its own row, keeps others"
