@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tasks.core import Context, Game, ProposalCycle, RuleError, TurnOrder, WordBudget
+from tasks.core import Context, RuleError, WordBudget
 from tasks.core.offers import answer_id, check_answer
+from tasks.dialop.game import DialopGame
 
 from . import generator
 from .names import N, PAPERS, REVIEWERS, TITLES
@@ -39,7 +40,7 @@ def bonus_for(norm: float, tiers=BONUS_TIERS) -> float:
     return 0.0
 
 
-class AssignmentGame(Game):
+class AssignmentGame(DialopGame):
     task = "assignment"
     title = "Reviewer Assignment"
     seats = ("player1", "player2")
@@ -49,24 +50,18 @@ class AssignmentGame(Game):
     def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
         super().__init__(seed, options, instance)
         o = self.options
-        self.turns_mode = o.get("turns", "free")
-        if self.turns_mode not in ("free", "alternate"):
-            raise ValueError("turns must be 'free' or 'alternate'")
+        self.set_up_dialogue(SEAT_NAMES)
+        self.prefix_until = o.get("budget_after")  # prompted self-play: the replayed human prefix
         self.table = [list(r) for r in self.inst["table"]]
         self.masks = [[[bool(v) for v in row] for row in m] for m in self.inst["masks"]]
         self.scales = [float(s) for s in self.inst["scales"]]
         self.best = int(self.inst["best"])
-        self.proposals = ProposalCycle(self.seats, names=SEAT_NAMES)
-        self.order = TurnOrder(self.seats, names=SEAT_NAMES)
-        self.words = WordBudget(o.get("word_budget"), int(o.get("final_at", 25)))
-        self.budget_after = o.get("budget_after")
         self.tiers = tuple(tuple(t) for t in o.get("bonus_tiers", BONUS_TIERS))
         self.counts = {"messages": {s: 0 for s in self.seats}, "words": {s: 0 for s in self.seats},
                        "proposals": {s: 0 for s in self.seats}, "rejected": 0}
         self.accepted: Optional[list[int]] = None
         self.forced = False
         self._final: Optional[dict] = None
-        self._passed_by: Optional[str] = None
 
     # --- set-up -------------------------------------------------------------------------------------------------
     @classmethod
@@ -168,23 +163,6 @@ class AssignmentGame(Game):
         }
 
     # --- rules --------------------------------------------------------------------------------------------------
-    def _check_turn(self, ctx: Context, seat: str, what: str) -> None:
-        if self.turns_mode != "alternate":
-            return
-        if not ctx.turn and self._passed_by == seat:
-            return  # a later move of the same agent turn (e.g. a message, then its proposal)
-        self.order.check(seat, what)
-
-    def _pass_turn(self, ctx: Context, seat: str) -> None:
-        if self.turns_mode == "alternate" and self.order.current == seat:
-            self.order.advance()
-            self._passed_by = seat
-        elif ctx.turn:
-            self._passed_by = None
-
-    def _prefix(self, ctx: Context) -> bool:
-        return self.budget_after is not None and ctx.t <= float(self.budget_after)
-
     def _must_answer_first(self, seat: str) -> None:
         p = self.proposals.pending
         if p is not None and p.by != seat:
@@ -195,9 +173,7 @@ class AssignmentGame(Game):
             self._must_answer_first(seat)
             self._check_turn(ctx, seat, "talk")
         prefix = self._prefix(ctx)
-        n = WordBudget.count(text) if prefix else self.words.spend(text)
-        if prefix:
-            self.words.used += n
+        n = self._spend_words(ctx, text)
         self.counts["messages"][seat] += 1
         self.counts["words"][seat] += n
         self._pass_turn(ctx, seat)

@@ -2,11 +2,11 @@
 instance plus its logged inputs, which replay through the rules and must reproduce the stored score."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterator, Optional
 
 from tasks.core import Chat, Command
-from tasks.dialop.data import duration, message_words, read_records
+from tasks.dialop.data import read_records
+from tasks.dialop.released import ReleasedGame, action_kind
 from tasks.dialop.replaying import replay_people
 
 from .generator import from_released
@@ -15,40 +15,12 @@ from .parse import format_proposal
 SEATS = ("player1", "player2")
 
 
-@dataclass
-class ReleasedGame:
-    index: int
-    record: dict
-    instance: dict
-    inputs: list  # Chat / Command inputs, in log order (one per action-log entry)
-
-    @property
-    def result(self) -> dict:
-        return self.record.get("result") or {}
-
-    def human_results(self) -> dict:
-        """The humans' own figures, in the same columns as a played game's results."""
-        log = self.record.get("action_log") or []
-        props = sum(1 for a in log if _kind(a) == "proposal")
-        msgs = sum(1 for a in log if _kind(a) == "message")
-        return {"status": "completed" if self.result.get("score") is not None else "ended",
-                "normalized_score": self.result.get("norm"), "score": self.result.get("score"),
-                "best": self.result.get("best"), "proposals": props, "words": sum(message_words(self.record)),
-                "turns": msgs + props, "duration": duration(self.record)}
-
-
-def _kind(a: dict) -> str:
-    if a.get("type"):
-        return a["type"]
-    return "proposal" if "proposal" in a else ("proposal_response" if "response" in a else "message")
-
-
 def inputs_of(record: dict) -> list:
     out = []
     for i, a in enumerate(record.get("action_log") or []):
         seat = SEATS[int(a.get("player", 0))]
         t = float(a.get("time") or 0.0)
-        kind = _kind(a)
+        kind = action_kind(a)
         if kind == "message":
             out.append(Chat(seat, (a.get("message") or {}).get("data", ""), t=t))
         elif kind == "proposal":

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tasks.core import Context, Game, ProposalCycle, RuleError, WordBudget
+from tasks.core import Context, RuleError
 from tasks.core.offers import answer_id, check_answer
+from tasks.dialop.game import DialopGame
 
 from . import generator as gen
 from .parse import ProposalError, parse_proposal
@@ -26,7 +27,7 @@ SEAT_NAMES = {"user1": "User 1", "user2": "User 2", "assistant": "The assistant"
 EVENT_PREFIX = {"user1": "A", "user2": "B"}
 
 
-class MediationGame(Game):
+class MediationGame(DialopGame):
     task = "mediation"
     title = "Flight Mediation"
     seats = ("user1", "user2", "assistant")
@@ -41,10 +42,9 @@ class MediationGame(Game):
             raise ValueError("mediation chat is free (turns=free)")
         self.rules = dict(self.inst["rules"])
         self.users = self.inst["users"]
-        self.proposals = ProposalCycle(self.seats, proposers=("assistant",), responders=USERS, names=SEAT_NAMES)
-        self.words = WordBudget(self.options.get("word_budget"), int(self.options.get("final_at", 25)))
+        self.set_up_dialogue(SEAT_NAMES, proposers=("assistant",), responders=USERS)
         # prompted self-play: inputs up to this time are the replayed human prefix (counted, never cut short)
-        self.budget_after = self.options.get("budget_after")
+        self.prefix_until = self.options.get("budget_after")
         self.counts = {"messages": {s: 0 for s in self.seats}, "words": {s: 0 for s in self.seats},
                        "proposals": 0, "rejected": 0}
         self.accepted: Optional[list[int]] = None
@@ -178,15 +178,8 @@ class MediationGame(Game):
                 f"The group score counts missed meetings, prices and how far apart they arrive.{budget}",
                 to="assistant")
 
-    def _prefix(self, ctx: Context) -> bool:
-        return self.budget_after is not None and ctx.t <= float(self.budget_after)
-
     def on_chat(self, ctx: Context, seat: str, text: str) -> None:
-        if self._prefix(ctx):
-            n = WordBudget.count(text)
-            self.words.used += n
-        else:
-            n = self.words.spend(text)
+        n = self._spend_words(ctx, text)
         self.counts["messages"][seat] += 1
         self.counts["words"][seat] += n
         if self.words.limit is not None and self.words.final and not self._prefix(ctx):

@@ -10,11 +10,11 @@ same accepted pair.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterator, Optional
 
 from tasks.core import Chat, Command
-from tasks.dialop.data import duration, message_words, read_records
+from tasks.dialop.data import message_words, read_records
+from tasks.dialop.released import ReleasedGame
 from tasks.dialop.replaying import replay_people
 
 from .game import USERS
@@ -23,28 +23,14 @@ from .generator import from_released
 SEATS = ("user1", "user2", "assistant")
 
 
-@dataclass
-class ReleasedGame:
-    index: int
-    record: dict
-    instance: dict
-    inputs: list
-
-    @property
-    def result(self) -> dict:
-        return self.record.get("result") or {}
-
+class ReleasedMediation(ReleasedGame):
     def human_results(self) -> dict:
-        log = self.record.get("action_log") or []
-        props = sum(1 for a in log if a.get("type") == "proposal")
-        msgs = sum(1 for a in log if a.get("type") == "message")
+        """With each party's words (a message's player is its seat; the assistant's is player 2)."""
         words = {s: 0 for s in SEATS}
-        for a, w in zip(log, message_words(self.record)):
+        for a, w in zip(self.record.get("action_log") or [], message_words(self.record)):
             if a.get("type") == "message":
                 words[SEATS[int(a.get("player", 2))]] += w
-        return {"status": "completed", "normalized_score": self.result.get("norm"), "score": self.result.get("score"),
-                "best": self.result.get("best"), "proposals": props, "words": sum(words.values()),
-                **{f"words_{s}": n for s, n in words.items()}, "turns": msgs + props, "duration": duration(self.record)}
+        return {**super().human_results(), "words": sum(words.values()), **{f"words_{s}": n for s, n in words.items()}}
 
 
 def inputs_of(record: dict) -> list:
@@ -68,9 +54,9 @@ def inputs_of(record: dict) -> list:
     return out
 
 
-def load(path: str) -> Iterator[ReleasedGame]:
+def load(path: str) -> Iterator[ReleasedMediation]:
     for i, rec in enumerate(read_records(path, "mediation")):
-        yield ReleasedGame(i, rec, from_released(rec, i), inputs_of(rec))
+        yield ReleasedMediation(i, rec, from_released(rec, i), inputs_of(rec))
 
 
 def replay(game: ReleasedGame, spec, options: Optional[dict] = None):

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tasks.core import Context, Game, ProposalCycle, RuleError, TurnOrder, WordBudget
+from tasks.core import Context, RuleError
 from tasks.core.offers import answer_id, check_answer
+from tasks.dialop.game import DialopGame
 
 from . import generator, query
 from .parse import ProposalError, card_text, format_itinerary, parse_itinerary
@@ -29,7 +30,7 @@ BONUS_TIERS = ((1.0, 2.0), (0.9, 1.0), (0.8, 0.5))
 SEARCHES_SHOWN = 5
 
 
-class PlanningGame(Game):
+class PlanningGame(DialopGame):
     task = "planning"
     title = "Travel Planning"
     seats = ("user", "assistant")
@@ -39,9 +40,7 @@ class PlanningGame(Game):
     def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
         super().__init__(seed, options, instance)
         o = self.options
-        self.turns_mode = o.get("turns", "free")
-        if self.turns_mode not in ("free", "alternate"):
-            raise ValueError("turns must be 'free' or 'alternate'")
+        self.set_up_dialogue(SEAT_NAMES, proposers=("assistant",), responders=("user",), first="user")
         self.sites = self.inst["sites"]
         self.prefs = self.inst["prefs"]
         self.names = [s["name"] for s in self.sites]
@@ -53,18 +52,14 @@ class PlanningGame(Game):
                 self.rules = dict(wanted)
                 ext = extremes(self.sites, self.prefs, self.rules)
                 self.best, self.worst = ext["best"], ext["worst"]
-        self.proposals = ProposalCycle(self.seats, proposers=("assistant",), responders=("user",), names=SEAT_NAMES)
-        self.order = TurnOrder(self.seats, first="user", names=SEAT_NAMES)
-        self.words = WordBudget(o.get("word_budget"), int(o.get("final_at", 25)))
         # prompted self-play: moves up to this time are the human prefix (counted, never refused or forced)
-        self.cut_t = (self.inst.get("psp_cut_t") or {}).get(str(o["psp"])) if o.get("psp") else None
+        self.prefix_until = (self.inst.get("psp_cut_t") or {}).get(str(o["psp"])) if o.get("psp") else None
         self.history: list[dict] = []   # every proposal: id, slots, full, card (the user's), status
         self.searches: list[dict] = []  # the assistant's searches: query, text, columns, rows, matched
         self.counts = {"messages": {s: 0 for s in self.seats}, "words": {s: 0 for s in self.seats}, "rejected": 0}
         self.accepted: Optional[list] = None
         self.forced = False
         self._final: Optional[dict] = None
-        self._passed_by: Optional[str] = None
 
     @classmethod
     def generate(cls, seed: int, options: dict) -> dict:
@@ -165,33 +160,13 @@ class PlanningGame(Game):
             "tokens": 0, "bonus": bonus,
         }
 
-    def _prefix(self, ctx: Context) -> bool:
-        return self.cut_t is not None and ctx.t <= self.cut_t
-
-    # --- turns --------------------------------------------------------------------------------------------------
-    def _check_turn(self, ctx: Context, seat: str, what: str) -> None:
-        if self.turns_mode != "alternate" or (not ctx.turn and self._passed_by == seat):
-            return
-        self.order.check(seat, what)
-
-    def _pass_turn(self, ctx: Context, seat: str) -> None:
-        if self.turns_mode == "alternate" and self.order.current == seat:
-            self.order.advance()
-            self._passed_by = seat
-        elif ctx.turn:
-            self._passed_by = None
-
     # --- rules --------------------------------------------------------------------------------------------------
     def on_chat(self, ctx: Context, seat: str, text: str) -> None:
         if self.turns_mode == "alternate":
             if seat == "user" and self.proposals.pending is not None:
                 raise RuleError("Please /accept or /reject the full proposal first.")
             self._check_turn(ctx, seat, "talk")
-        if self._prefix(ctx):
-            n = WordBudget.count(text)
-            self.words.used += n
-        else:
-            n = self.words.spend(text)
+        n = self._spend_words(ctx, text)
         self.counts["messages"][seat] += 1
         self.counts["words"][seat] += n
         self._pass_turn(ctx, seat)

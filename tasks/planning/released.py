@@ -4,19 +4,19 @@ plus its logged inputs (chat, proposals, answers), which replay through the rule
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from typing import Iterator, Optional
 
-from tasks.core import Chat, Command, Join, SeatInfo, TimerConfig, build_match
+from tasks.core import Chat, Command
 from tasks.dialop import psp
-from tasks.dialop.data import duration, message_words, read_records
+from tasks.dialop.data import read_records
+from tasks.dialop.released import ReleasedGame, action_kind
+from tasks.dialop.replaying import replay_people
 
 from .catalogue import FEATURES
 from .generator import random_best
 from .scoring import ORIGINAL_RULES, extremes
 
 SEATS = ("user", "assistant")  # player 0 is the user, player 1 the assistant (agent)
-NO_TIMERS = TimerConfig(join_timeout=None, inactivity=None, partner_left_grace=None)
 KINDS = {"FeaturePreference": "feature", "PriceBudgetPreference": "budget", "WantToGo": "want_to_go",
          "AtLeastOneEventType": "at_least_one", "DistancePreference": "distance"}
 
@@ -59,10 +59,6 @@ def instance_of(record: dict, index: int, rules: Optional[dict] = None) -> dict:
     return inst
 
 
-def _kind(a: dict) -> str:
-    return a.get("type") or ("proposal" if "proposal" in a else "message")
-
-
 def proposal_args(slots: list) -> tuple[str, ...]:
     """A released 5-slot proposal as /propose arguments: three names separated by commas, NULL for an empty slot."""
     names = [(s or {}).get("name") or "NULL" for s in slots[0::2]]
@@ -73,7 +69,7 @@ def inputs_of(record: dict) -> list:
     out = []
     for a in record.get("action_log") or []:
         t = float(a.get("time") or 0.0)
-        kind = _kind(a)
+        kind = action_kind(a)
         if kind == "message":
             seat = SEATS[int((a.get("message") or {}).get("from_player", a.get("player", 0)))]
             out.append(Chat(seat, (a.get("message") or {}).get("data", ""), t=t))
@@ -85,44 +81,19 @@ def inputs_of(record: dict) -> list:
     return out
 
 
-@dataclass
-class ReleasedGame:
-    index: int
-    record: dict
-    instance: dict
-    inputs: list
-
-    @property
-    def result(self) -> dict:
-        return self.record.get("result") or {}
-
+class ReleasedPlanning(ReleasedGame):
     def human_results(self) -> dict:
-        log = self.record.get("action_log") or []
-        props = sum(1 for a in log if _kind(a) == "proposal")
-        msgs = sum(1 for a in log if _kind(a) == "message")
-        return {"status": "completed" if self.result.get("score") is not None else "ended",
-                "normalized_score": self.result.get("norm"), "score": self.result.get("score"),
-                "best": self.result.get("best"), "worst": self.result.get("worst"), "proposals": props,
-                "searches": 0, "words": sum(message_words(self.record)), "turns": msgs + props,
-                "duration": duration(self.record)}
+        return {**super().human_results(), "worst": self.result.get("worst"), "searches": 0}
 
 
-def load(path: str, rules: Optional[dict] = None) -> Iterator[ReleasedGame]:
+def load(path: str, rules: Optional[dict] = None) -> Iterator[ReleasedPlanning]:
     for i, rec in enumerate(read_records(path, "planning")):
-        yield ReleasedGame(i, rec, instance_of(rec, i, rules), inputs_of(rec))
+        yield ReleasedPlanning(i, rec, instance_of(rec, i, rules), inputs_of(rec))
 
 
 def replay(game: ReleasedGame, spec, options: Optional[dict] = None):
     """Replay the human dialogue through the rules; returns the match."""
-    seats = {s: SeatInfo("person", s) for s in SEATS}
-    match, _ = build_match(spec, game.index, seats, options={"turns": "free", **(options or {})},
-                           instance=game.instance, timers=NO_TIMERS, with_brains=False)
-    match.open(0.0)
-    for s in SEATS:
-        match.handle(Join(s, 0.0))
-    for inp in game.inputs:
-        match.handle(inp)
-    return match
+    return replay_people(spec, game.index, game.instance, game.inputs, SEATS, {"turns": "free", **(options or {})})
 
 
 # Stored scores that no consistent rule reproduces: in these early games the stored scorecards count an unmet
