@@ -30,6 +30,16 @@ def test_the_agent_keeps_the_discipline_with_every_kind_of_person(rows, kind):
     assert row["quality"] >= rows["person-cooperative"]["quality"] - 0.05, row
 
 
+@pytest.mark.parametrize("kind", ["person-asker", "person-rejecter"])
+def test_the_same_game_played_again_gets_new_words_not_silence(kind):
+    """Trials of one game in a room: the wordings of the first trial are used up, so the agent names the trial
+    rather than repeat itself or fall silent (which stalled the third trial)."""
+    games = [person_game(kind, seed, trials=3) for seed in (0, 5, 9)]  # prisoner's dilemma, escalation, trigame
+    rows = people_rows(games)
+    assert rows[0]["completed"] == 3 and rows[0]["stalls"] == 0 and rows[0]["repeated lines"] == 0, rows
+    assert rows[0]["unanswered"] == 0 and all(not g["broken"] for g in games), rows
+
+
 def test_people_who_ask_get_their_questions_counted(rows):
     assert rows["person-asker"]["questions"] >= 2 * GAMES
 

@@ -26,7 +26,7 @@ PEOPLE_GAMES = ("prisoners-dilemma", "stag-hunt", "battle-of-sexes", "wait-go", 
                 "hot-cold", "draco", "trigame")
 
 
-def person_game(kind: str, seed: int, agent: str = "workflow", negotiation: int = 4) -> dict:
+def person_game(kind: str, seed: int, agent: str = "workflow", negotiation: int = 4, trials: int = 1) -> dict:
     """One seeded game of `agent` with the scripted person `kind` (brains/people.py): the game of the seed's turn
     in the testbed, the person in Alice's seat, who talks first on even seeds. Returns what the person noticed
     and the outcome: completed, stalls, repeated agent lines, questions and unanswered ones, the agent's moves
@@ -36,7 +36,7 @@ def person_game(kind: str, seed: int, agent: str = "workflow", negotiation: int 
 
     from .spec import SPEC
     options = {"game": PEOPLE_GAMES[seed % len(PEOPLE_GAMES)], "negotiation": negotiation,
-               "first": "alice" if seed % 2 == 0 else "bob"}
+               "first": "alice" if seed % 2 == 0 else "bob", "trials": trials}
     seats = {"alice": SeatInfo("agent", "Alice", kind), "bob": SeatInfo("agent", "Bob", agent)}
     match, brains = build_match(SPEC, seed, seats, options=options,
                                 timers=TimerConfig(join_timeout=None, inactivity=None, partner_left_grace=None))

@@ -251,15 +251,15 @@ class WorkflowBrain(SeatBrain):
         another wording is taken; with nothing owed and nothing new, a short summary or silence."""
         parts = []
         for wordings in answers:
-            line = self.discipline.pick(*wordings)
+            line = self._pick(wordings)
             if line:
                 parts.append(line)
-        prop = self.discipline.pick(*options) if options else None
+        prop = self._pick(options)
         if prop:
             parts.append(prop)
         if not parts and spoken_to and not self._agreeing():
             # spoken to on my turn with nothing new: a restatement (the talk only moves on when I speak)
-            summary = self.discipline.pick(*self._restate(c))
+            summary = self._pick(self._restate(c))
             if summary:
                 parts.append(summary)
         if not parts:
@@ -275,6 +275,13 @@ class WorkflowBrain(SeatBrain):
             halt = True  # they clicked Stop talking: answer what is owed, then agree
         return text, halt
 
+    def _pick(self, wordings: list[str]) -> Optional[str]:
+        """The first wording not said yet; in a room that plays the game again, the first one with the trial."""
+        line = self.discipline.pick(*wordings) if wordings else None
+        if wordings and not line and (self.view.get("trials") or 1) > 1:
+            line = self.discipline.pick(f"Trial {self.view['trial']}: {wordings[0]}")
+        return line
+
     def _agreeing(self) -> bool:
         """The partner's last line only agreed ("ok", "sounds good"): nothing to answer, stopping is fine."""
         last = self.heard[-1] if self.heard else ""
@@ -285,14 +292,15 @@ class WorkflowBrain(SeatBrain):
         """My plan again, in wordings not said yet; the last one names the rounds left, so it is always new."""
         neg = self.view["negotiation"]
         left = max(0, (neg["rounds"] or 0) - (neg["round"] or 0))
+        trial = f" in trial {self.view['trial']}" if (self.view.get("trials") or 1) > 1 else ""
         if self.view["game"]["kind"] == "matrix":
             if c is None:
-                return [f"{left} rounds left; I still have no pure move to promise."]
+                return [f"{left} round{'s' if left != 1 else ''} left{trial}; I still have no pure move to promise."]
             plan = self._say_joint(c)
         else:
             plan = self._tree_plan()[0]
         return [f"To sum up: {plan}.", f"So: {plan}.", f"My plan stays: {plan}.", f"Still the same for me: {plan}.",
-                f"{left} rounds left, and my plan stays: {plan}."]
+                f"{left} round{'s' if left != 1 else ''} left{trial}, and my plan stays: {plan}."]
 
     def _matrix_choice(self) -> str:
         mine = self.view["my_actions"]
