@@ -151,9 +151,9 @@ def test_a_person_of_another_task_gets_no_seat(slurk_server, tmp_path):
         eve = Player(srv, "Eve", room, other.task).connect()   # a token of another study, in our room
         alice = Player(srv, "Alice", room, table.task).connect()
         alice.announce(room, table.task)
-        _poll(lambda: bot.room(room) is not None and bot.room(room).seat_of(alice.id) is not None)
+        _poll(lambda: bot.room(room) is not None and bot.room(room).people.seat_of(alice.id) is not None)
         alice.rec.wait_for("text_update", lambda d: '"key"' in str(d.get("text")), timeout=WAIT)
-        assert bot.room(room).seat_of(eve.id) is None
+        assert bot.room(room).people.seat_of(eve.id) is None
         assert not eve.rec.of("text_update", lambda d: '"key"' in str(d.get("text")))
     finally:
         finish(bot)

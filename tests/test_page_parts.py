@@ -196,7 +196,7 @@ def test_a_person_who_comes_back_gets_both_parts(slurk_server, tmp_path):
         light, ghost = people["light"], people["ghost"]
         v = light.view()
         ghost.disconnect()
-        _poll(lambda: bot.room(room).user_of("ghost") not in bot.room(room).online)
+        _poll(lambda: bot.room(room).people.user_of("ghost") not in bot.room(room).people.online)
         n_light = len(light.rec.events)
         assert light.send(f"propose {_neighbour(v)}") is True
         light.view(lambda x: x["pending"] is not None)

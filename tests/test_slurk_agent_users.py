@@ -62,7 +62,7 @@ def test_an_online_agent_user_never_takes_a_persons_seat(slurk_server, tmp_path)
         srv.api("POST", f"users/{bot_id}/rooms/{room}")  # a member room with the task layout: attached at once
         bot.start()
         _poll(lambda: bot.room(room) is not None and bot.room(room).state == "attached")
-        w = bot.room(room)
+        w = bot.room(room).people
         assert w.user_of("a") is None and w.user_of("b") == agent_id and agent_id not in w.online
         agent.disconnect()  # comes and goes: no Leave / Join for anyone
         agent = SocketRecorder("agent").connect(srv.url, agent_id, agent_token)

@@ -168,7 +168,7 @@ def test_a_view_equal_to_the_last_one_sent_is_not_sent_again():
     assert len(views_sent()) == 1
     d.deliver([View("a", {"n": 2})])
     assert len(views_sent()) == 2
-    d.worker.join_gen[7] += 1  # the person reloaded their page: the same view goes again
+    d.people.join_gen[7] += 1  # the person reloaded their page: the same view goes again
     d.deliver([View("a", {"n": 2})])
     assert len(views_sent()) == 3
 
@@ -180,7 +180,7 @@ def test_a_view_kept_for_an_offline_person_is_not_skipped_when_they_return():
     assert d.pending["a"]
     bot.rest.offline.clear()
     d.deliver([View("a", {"n": 1})])  # same view, but something is kept for them: not skipped
-    d.worker.online.add(7)
+    d.people.online.add(7)
     d.flush("a")
     assert [c for c in bot.rest.calls if c[0] == "text"] and not d.has_pending()
 

@@ -13,6 +13,7 @@ from typing import Optional
 
 from bots.config import Config, SlurkSettings
 from bots.slurk.delivery import Delivery, Metrics, PageUpdates, Turn
+from bots.slurk.people import RoomPeople
 from bots.slurk.rest import SlurkAPIError
 from bots.slurk.runtime import SlurkBot
 from bots.slurk.timers import Scheduler
@@ -316,7 +317,7 @@ def test_update_for_an_offline_person_is_delivered_after_their_join(slurk_double
         bob.wait_view(lambda v: v["core"]["phase"] == "playing")
         bob.disconnect()
         alice.wait_message("left the room")
-        bot.room(room).online.add(bob.id)  # stale belief: the next update for Bob meets a 422
+        bot.room(room).people.online.add(bob.id)  # stale belief: the next update for Bob meets a 422
         n = 3 if va["core"]["seat"] == "a" else 2
         alice.command(f"propose {n}")
         alice.wait_view(lambda v: v["pending"] == n)
@@ -540,30 +541,13 @@ class _FakeSocket:
             callback(*ack)
 
 
-class _FakeWorker:
-    def __init__(self, bot):
-        self.bot = bot
-        self.room_id = 1
-        self.online = {7}
-        self.seats = {"a": 7, "b": None}
-        self.join_gen = {7: 1}
-        self.delivery = None
-
-    def user_of(self, seat):
-        return self.seats[seat]
-
-    def is_person(self, seat):
-        return seat == "a"
-
-    def display_name(self, seat):
-        return seat.title()
-
-    def page_core(self, seat):
-        return {}
-
-    def put(self, kind, data):  # the real worker handles "keep" in its own thread
-        assert kind == "keep"
-        self.delivery.kept(*data)
+def _people():
+    """Seat "a" is a person (user 7, online), seat "b" an agent."""
+    people = RoomPeople()
+    people.seats = {"a": {"kind": "person", "name": "A", "user_id": 7},
+                    "b": {"kind": "agent", "name": "B", "user_id": None}}
+    people.online, people.join_gen = {7}, {7: 1}
+    return people
 
 
 class _FakeLogs:
@@ -592,7 +576,7 @@ class _FakePages:
             self.real._send(delivery.room, uid, item)
         except SlurkAPIError as exc:
             assert exc.status == 422
-            delivery.worker.put("keep", (seat, item, gen))
+            delivery.bounced(seat, item, gen)
 
 
 class _FakeBot:
@@ -611,11 +595,16 @@ class _FakeBot:
 
 
 def _delivery():
+    """A delivery for a room of person "a" and agent "b"; its game-over and timer effects are recorded in
+    `bot.called`, and what bounces is kept at once (the real room does that on its own thread)."""
     bot = _FakeBot()
-    worker = _FakeWorker(bot)
-    worker.delivery = Delivery(worker)
-    bot.worker = worker  # the bot holds its rooms' workers (a delivery refers to its worker weakly)
-    return bot, worker.delivery
+    bot.called = []
+    d = Delivery(bot, 1, _people(), parts_of=lambda seat: None, on_timer=bot.called.append,
+                 on_game_over=bot.called.append, on_bounce=lambda seat, item, gen: d.kept(seat, item, gen))
+    return bot, d
+
+
+CORE = {"bot": 1, "chat": SPEC.chat, "users": {"a": 7}}  # what the delivery adds to seat "a"'s views
 
 
 def test_delivery_keeps_updates_for_offline_people_and_coalesces_views():
@@ -624,15 +613,15 @@ def test_delivery_keeps_updates_for_offline_people_and_coalesces_views():
     d.deliver([View("a", {"n": 1}), Message("private", to="a"), View("a", {"n": 2}), Message("public"),
                LogEvent("e", {"k": 1}, to="a"), View("b", {"n": 9})])
     # the view met a 422 and was kept; from then on everything for "a" is kept in order, views coalesced
-    assert [i[0] for i in d.pending["a"]] == ["msg", "view"] and d.pending["a"][1][1] == {"n": 2, "core": {"bot": 1}}
+    assert [i[0] for i in d.pending["a"]] == ["msg", "view"] and d.pending["a"][1][1] == {"n": 2, "core": CORE}
     assert bot.sio.sent == [("public", None)]  # agent seat b's view is not sent anywhere
     assert ("log", "e", {"k": 1, "receiver_seat": "a"}, 7) in bot.rest.calls
-    assert 7 not in d.worker.online
+    assert 7 not in d.people.online
     bot.rest.offline.clear()
-    d.worker.online.add(7)
+    d.people.online.add(7)
     d.flush("a")
     assert bot.sio.sent[-1] == ("private", 7)
-    assert bot.rest.calls[-1] == ("text", STATE, json.dumps({"n": 2, "core": {"bot": 1}}, sort_keys=True), 7)
+    assert bot.rest.calls[-1] == ("text", STATE, json.dumps({"n": 2, "core": CORE}, sort_keys=True), 7)
     assert not d.has_pending()
 
 
@@ -640,9 +629,9 @@ def test_private_message_bounced_by_slurk_is_kept_for_later():
     bot, d = _delivery()
     bot.rest.offline.add(7)  # the bot believes 7 is online, Slurk says "not logged in"
     d.deliver([Message("your code is X", to="a")])
-    assert d.pending["a"] == [("msg", "your code is X", False)] and 7 not in d.worker.online
+    assert d.pending["a"] == [("msg", "your code is X", False)] and 7 not in d.people.online
     bot.rest.offline.clear()
-    d.worker.online.add(7)
+    d.people.online.add(7)
     d.flush("a")
     assert bot.sio.sent[-1] == ("your code is X", 7) and not d.has_pending()
 
@@ -650,7 +639,7 @@ def test_private_message_bounced_by_slurk_is_kept_for_later():
 def test_stale_bounces_are_dropped_or_resent_not_kept():
     """A 422/"not logged in" that comes back late must not hide updates from a person who is back already."""
     bot, d = _delivery()
-    w = d.worker
+    w = d.people
     d.to_seat("a", ("view", {"n": 1}))
     old_view = ("view", {"n": 1}, 1)
     d.to_seat("a", ("view", {"n": 2}))

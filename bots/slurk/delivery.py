@@ -27,7 +27,7 @@ import logging
 import threading
 import time
 import weakref
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import Callable, Optional
 
 from tasks.core.protocol import (
     CancelTimer, ChatShown, Effect, GameOver, LogEvent, Message, SetText, SetTimer, View,
@@ -36,10 +36,8 @@ from tasks.core.protocol import (
 from .metrics import Metrics, Turn  # noqa: F401 - the runtime and the tests take them from here
 from .outbox import OutboxShipper
 from .pageparts import PageParts
+from .people import RoomPeople
 from .rest import SlurkAPIError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .rooms import RoomWorker
 
 log = logging.getLogger(__name__)
 
@@ -325,7 +323,7 @@ class PageUpdates(RoomLanes):
                 mark_done(t)
         except SlurkAPIError as exc:
             if exc.status == 422 and seat is not None:  # not online (yet): the room keeps it for their return
-                delivery.worker.put("keep", (seat, item, gen))
+                delivery.bounced(seat, item, gen)
             else:
                 log.warning("room %s: page update for %s failed: %s", room, seat, exc)
 
@@ -343,7 +341,7 @@ class PageUpdates(RoomLanes):
             raise ValueError(kind)
 
 
-def _weak(method: Callable) -> Callable:
+def weakly(method: Callable) -> Callable:
     """`method`, called while its object lives (a no-op after), without keeping that object alive."""
     ref = weakref.WeakMethod(method)
 
@@ -354,25 +352,39 @@ def _weak(method: Callable) -> Callable:
 
 
 class Delivery:
-    """Owned by its room's worker. Its links back (to the worker; from the emitter and the page parts to it) are weak:
-    with strong ones a finished room would form a cycle that only the garbage collector frees, and finished rooms
-    piled up between its full runs (fragmenting the heap: the soak bench's memory grew with the games played)."""
+    """Owned by its room's worker; it reads the room's people (`people.py`) and calls back into the room only
+    through the narrow callables it is given, which must not keep the room alive (`weakly`): with strong links a
+    finished room would form a cycle that only the garbage collector frees, and finished rooms piled up between its
+    full runs (fragmenting the heap: the soak bench's memory grew with the games played). The emitter's and the
+    page parts' links to it are weak or none for the same reason.
 
-    def __init__(self, worker: "RoomWorker"):
-        self.worker = weakref.proxy(worker)
-        self.bot = worker.bot
-        self.room = worker.room_id
+    - `parts_of(seat)`: the match's (shared part, own part) of a seat's page, or None;
+    - `on_timer(effect)`: a SetTimer or CancelTimer of the match; `on_game_over(effect)`: the game ended;
+    - `on_bounce(seat, item, gen)`: an update came back undelivered (its person is offline), from any thread: the
+      room hands it to `kept()` on its own thread."""
+
+    def __init__(self, bot, room: int, people: RoomPeople, *, parts_of: Callable[[str], Optional[tuple]],
+                 on_timer: Callable[[Effect], None], on_game_over: Callable[[GameOver], None],
+                 on_bounce: Callable[[str, tuple, int], None]):
+        self.bot = bot
+        self.room = room
+        self.people = people
+        self.on_timer, self.on_game_over, self.bounced = on_timer, on_game_over, on_bounce
         self.pending: dict[str, list[tuple]] = {}  # seat -> kept items, in order
         self.turn: Optional[Turn] = None  # the input being handled
         self.view_seq: dict[str, int] = {}  # seat -> number of the newest view sent or kept
         self.viewed: set[str] = set()  # seats whose view went out while handling the current input
         self.last_view: dict[str, tuple] = {}  # seat -> (user, visit, JSON) of the newest view sent
-        self.emitter = Emitter(self.bot, self.room, _weak(self._refused), _weak(self._release_pages))
+        # (user, text) of lines the bot showed in a person's name (relayed rooms): Slurk sends each back as theirs
+        self.echoes: "collections.Counter[tuple[int, str]]" = collections.Counter()
+        self.emitter = Emitter(self.bot, self.room, weakly(self._refused), weakly(self._release_pages))
         # Seats whose agent is thinking now (kept up to date by the room, `RoomWorker._show_thinking`), and what each
         # person's last view said about it: views carry `core.thinking` (absent when nobody thinks).
         self.thinking: tuple[str, ...] = ()
         self.shown_thinking: dict[str, tuple[str, ...]] = {}
-        self.parts = PageParts(self)  # pages in two parts (pageparts.py)
+        # pages in two parts (pageparts.py), when the task has them
+        self.parts = (PageParts(people, parts_of, bot.user_id, bot.chat)
+                      if bot.spec.shared_element and bot.spec.state_element else None)
         self._split: Optional[dict] = None  # this batch's parts: {"shared": {...}, "own": {seat: {...}}}
 
     # --- effects ------------------------------------------------------------------------------------------------
@@ -383,7 +395,7 @@ class Delivery:
             # busy Slurk worker. Log events wait anyway (LogShipper's ship delay).
             self.bot.pages.hold(self.room, PAGE_HOLD)
         try:
-            self._split = self.parts.split(effects)
+            self._split = None if self.parts is None else self.parts.split(effects, self.thinking)
         except Exception:
             log.exception("room %s: could not split the page views; sent whole", self.room)
             self._split = None
@@ -397,13 +409,20 @@ class Delivery:
         if self._split is not None:
             split, self._split = self._split, None
             try:
-                self.parts.send_shared(split["shared"])
+                self._send_shared(split["shared"])
             except Exception:
                 log.exception("room %s: could not deliver the shared page part", self.room)
 
+    def _send_shared(self, shared: dict) -> None:
+        together, each = self.parts.shared_addressees(shared, self.pending)
+        if together:
+            self.bot.pages.submit(self, None, None, ("shared", shared), self.turn)
+        for seat in each:
+            self.to_seat(seat, ("shared", shared))
+
     def _is_reply(self, e: Effect) -> bool:
         """Does this effect go out as a chat message now?"""
-        w = self.worker
+        w = self.people
         if isinstance(e, Message):
             return e.to is None or w.is_person(e.to)
         if isinstance(e, ChatShown):
@@ -415,7 +434,7 @@ class Delivery:
             self.bot.pages.release(self.room)
 
     def _one(self, e: Effect) -> None:
-        w = self.worker
+        w = self.people
         if isinstance(e, LogEvent):
             data = dict(e.data)
             # The record is the bot's: no participant's credentials can fetch it (admins download everything).
@@ -449,7 +468,8 @@ class Delivery:
                 # The page sends its commands privately to the bot, so it needs the bot's user id.
                 # `key`: this seat's secret, which its page puts on every command (only its own page receives it);
                 # `ack`: the newest of its commands handled, so the page never claims a move went through before.
-                data["core"] = {**data.get("core", {}), "bot": self.bot.user_id, **w.page_core(e.seat)}
+                data["core"] = {**data.get("core", {}), "bot": self.bot.user_id, "chat": self.bot.chat,
+                                **w.page_core(e.seat)}
                 if self.thinking:
                     data["core"]["thinking"] = list(self.thinking)
                 self.shown_thinking[e.seat] = self.thinking
@@ -469,19 +489,17 @@ class Delivery:
                 mark_done(self.turn)
             elif w.is_person(e.to):
                 self.to_seat(e.to, ("text", e.element, e.text))
-        elif isinstance(e, SetTimer):
-            w.set_timer(e)
-        elif isinstance(e, CancelTimer):
-            self.bot.scheduler.cancel(self.room, e.name)
+        elif isinstance(e, (SetTimer, CancelTimer)):
+            self.on_timer(e)
         elif isinstance(e, GameOver):
             for seat in w.person_seats():
                 self.to_seat(seat, ("attr", "text", "readonly", "true"))
                 self.to_seat(seat, ("attr", "text", "placeholder", CLOSED_PLACEHOLDER))
-            w.close(e)
+            self.on_game_over(e)
 
     def _chat(self, e: ChatShown) -> None:
         """Show an accepted chat line to those who may see it, as its speaker where Slurk allows that."""
-        w = self.worker
+        w = self.people
         speaker = w.user_of(e.seat)
         relayed = self.bot.chat == "relay"
         if w.is_person(e.seat) and not relayed:
@@ -492,7 +510,7 @@ class Delivery:
             text, impersonate = e.text, speaker
         if e.to is None and not relayed:
             if impersonate is not None:  # Slurk hands this line back to the bot as the speaker's: not theirs again
-                w.echoes[(int(impersonate), as_html(text, False))] += 1
+                self.echoes[(int(impersonate), as_html(text, False))] += 1
             self.say(text, False, impersonate=impersonate)
             return
         # Relayed rooms: every line goes to each addressee privately (to everyone: each person of the room), so no
@@ -516,7 +534,7 @@ class Delivery:
     def _refused(self, out: _Out, reason: str) -> None:
         """Slurk refused a message (called from the socket thread): keep it if its receiver is just offline."""
         if out.seat is not None and out.item is not None and "not logged in" in reason:
-            self.worker.put("keep", (out.seat, out.item, out.gen))
+            self.bounced(out.seat, out.item, out.gen)
         else:
             log.warning("room %s: Slurk refused a message: %s", self.room, reason)
 
@@ -526,8 +544,8 @@ class Delivery:
             key = _seq_key(seat, item[0])
             self.view_seq[key] = self.view_seq.get(key, 0) + 1
             item = (item[0], item[1], self.view_seq[key])
-        uid = self.worker.user_of(seat)
-        if uid is None or uid not in self.worker.online or self.pending.get(seat):
+        uid = self.people.user_of(seat)
+        if uid is None or uid not in self.people.online or self.pending.get(seat):
             self._keep(seat, item)
             return
         self._send(seat, uid, item)
@@ -538,11 +556,11 @@ class Delivery:
         come back (joined again) since it was sent: then it goes out again now."""
         if item[0] in ("view", "shared") and item[2] != self.view_seq.get(_seq_key(seat, item[0])):
             return
-        uid = self.worker.user_of(seat)
-        if uid in self.worker.online and self.worker.join_gen.get(uid, 0) != gen:
+        uid = self.people.user_of(seat)
+        if uid in self.people.online and self.people.join_gen.get(uid, 0) != gen:
             self._send(seat, uid, item)
             return
-        self.worker.online.discard(uid)
+        self.people.online.discard(uid)
         self._keep(seat, item)
 
     def _keep(self, seat: str, item: tuple) -> None:
@@ -556,7 +574,7 @@ class Delivery:
 
     def flush(self, seat: str) -> None:
         """Deliver what was kept for a seat whose person is online now (their page is ready)."""
-        uid = self.worker.user_of(seat)
+        uid = self.people.user_of(seat)
         items = self.pending.pop(seat, [])
         if uid is None:
             if items:
@@ -567,7 +585,7 @@ class Delivery:
 
     def _send(self, seat: str, uid: int, item: tuple) -> None:
         """Send one per-user item. If its receiver turns out to be offline, it comes back through `kept()`."""
-        gen = self.worker.join_gen.get(uid, 0)
+        gen = self.people.join_gen.get(uid, 0)
         if item[0] == "msg":
             payload = {"room": self.room, "message": as_html(item[1], item[2]), "html": True, "receiver_id": int(uid)}
             if len(item) > 3 and item[3] is not None:

@@ -78,21 +78,21 @@ class PersonInputs:
 
     def _on_text(self, data: dict, t_recv: float) -> None:
         uid = user_id_of(data.get("user"))
-        if self.seat_of(uid) is None or data.get("private") or data.get("broadcast"):
+        if self.people.seat_of(uid) is None or data.get("private") or data.get("broadcast"):
             return
-        if self._over_rate(self.seat_of(uid)):
+        if self._over_rate(self.people.seat_of(uid)):
             return
         message = data.get("message")
         if not isinstance(message, str):
             message = "" if message is None else str(message)
-        if self.echoes.get((uid, message)):  # the bot's own showing of an accepted line in this person's name
-            self.echoes[(uid, message)] -= 1
+        if self.delivery.echoes.get((uid, message)):  # the bot's own showing of an accepted line in this person's name
+            self.delivery.echoes[(uid, message)] -= 1
             return
         if self.bot.chat == "relay":
             # Relayed rooms take chat through the page (privately to the bot); a public line skipped the rules.
-            self.delivery.to_seat(self.seat_of(uid), ("msg", RELAY_ONLY_TEXT, False))
+            self.delivery.to_seat(self.people.seat_of(uid), ("msg", RELAY_ONLY_TEXT, False))
             return
-        if self._too_long("chat", message, MAX_CHAT_CHARS, self.seat_of(uid)):
+        if self._too_long("chat", message, MAX_CHAT_CHARS, self.people.seat_of(uid)):
             return
         # Typed chat carries no seat key: Slurk's log says who sent it.
         seat, ref = self._verified("text", uid, data.get("message"))
@@ -101,7 +101,7 @@ class PersonInputs:
 
     def _on_command(self, data: dict, t_recv: float) -> None:
         uid = user_id_of(data.get("user"))
-        claimed = self.seat_of(uid)
+        claimed = self.people.seat_of(uid)
         if claimed is None or data.get("broadcast"):
             return
         if self._over_rate(claimed):
@@ -111,7 +111,7 @@ class PersonInputs:
         if self._too_long("command", raw, MAX_COMMAND_CHARS, claimed, size=size):
             return
         env = open_envelope(raw)
-        if env.key is not None and env.nonce and key_matches(env.key, self.seats[claimed].get("key")):
+        if env.key is not None and env.nonce and key_matches(env.key, self.people.key_of(claimed)):
             seat, ref = claimed, f"n:{env.nonce}"
             if ref in self.seen:
                 return  # the same envelope again (a replay, or already handled after a reconnect)
@@ -142,16 +142,16 @@ class PersonInputs:
         else:
             inp = Action(seat, command, time.time())
         if env.nonce is not None:
-            self.acks[seat] = env.nonce  # the views this input produces carry the acknowledgement
+            self.people.acks[seat] = env.nonce  # the views this input produces carry the acknowledgement
         self._feed(inp, t_recv, ref=ref)
         self._acknowledge(seat, env)
 
     def _acknowledge(self, seat: str, env: Envelope) -> None:
         """The page shows a move as sent only once its view carries the move's nonce (`core.ack`): an input that
         changed nothing on this seat's page (refused, or a chat line) still gets its view re-sent with the ack."""
-        if env.nonce is None or self.state != "attached" or not self.is_person(seat):
+        if env.nonce is None or self.state != "attached" or not self.people.is_person(seat):
             return
-        self.acks[seat] = env.nonce
+        self.people.acks[seat] = env.nonce
         if seat not in self.delivery.viewed:
             self.delivery.deliver([v for v in self.match.views() if v.seat == seat])
 
@@ -186,10 +186,10 @@ class PersonInputs:
         verdict = self._checker().verify(kind, uid, raw)
         ref = None if verdict.log_id is None else f"log:{verdict.log_id}"
         if verdict.confirms(uid):
-            return self.seat_of(uid), ref
+            return self.people.seat_of(uid), ref
         self._set_aside(ref)
-        claimed = self.seat_of(uid)
-        real = self.seat_of(verdict.sender) if verdict.sender is not None else None
+        claimed = self.people.seat_of(uid)
+        real = self.people.seat_of(verdict.sender) if verdict.sender is not None else None
         log.warning("room %s: a %s in the name of user %s (seat %s) came from user %s; ignored", self.room_id,
                     kind, uid, claimed, verdict.sender)
         self.delivery.deliver([LogEvent("input_refused", {
@@ -236,7 +236,7 @@ class PersonInputs:
             if self.state != "attached":
                 break
             log_id = int(row.get("id") or 0)
-            seat = self.seat_of(row.get("user_id"))
+            seat = self.people.seat_of(row.get("user_id"))
             if (log_id <= floor or seat is None or log_id in checker.used or f"log:{log_id}" in self.seen
                     or row.get("receiver_id") not in (None, self.bot.user_id)):
                 continue

@@ -16,7 +16,6 @@ binding is part of the stored seats and of the `seat_map` log, so restarts and r
 """
 from __future__ import annotations
 
-import collections
 import logging
 import queue
 import secrets
@@ -29,15 +28,17 @@ from tasks.core.codes import CompletionConfig
 from tasks.core.builder import build_match
 from tasks.core.driver import MatchDriver
 from tasks.core.match import Match, SeatInfo, TimerConfig
-from tasks.core.protocol import GameOver, Input, Join, Leave, LogEvent, SetTimer
-from tasks.core.wording import plain_name, seat_label
+from tasks.core.protocol import CancelTimer, Effect, GameOver, Input, Join, Leave, LogEvent, SetTimer
+from tasks.core.wording import seat_label
 
-from .delivery import Delivery, Turn
+from .delivery import Delivery, Turn, weakly
 from .intake import PersonInputs
-from .senders import SenderCheck, new_seat_key
+from .people import RoomPeople, bind_agent_users, ensure_agent_members
+from .senders import SenderCheck
 from .socket import user_id_of
 from .rest import SlurkAPIError
 from .store import RoomRecord
+from .timers import RoomTimers
 
 if TYPE_CHECKING:  # pragma: no cover
     from .runtime import SlurkBot
@@ -59,23 +60,21 @@ class RoomWorker(PersonInputs):
         self.state = "new"  # new -> attached -> closed | ignored | stopped
         self.match: Optional[Match] = None
         self.driver: Optional[MatchDriver] = None
-        self.seats: dict[str, dict] = {}  # seat -> {kind, name, user_id, brain}
-        self.online: set[int] = set()
-        self.join_gen: dict[int, int] = {}  # user -> how often they (re)joined; a bounce from before is stale
+        self.people = RoomPeople()  # who sits where, who is online (people.py)
         self.synced_gen = -1
         self.seat_map_logged = False
-        self.timer_deadlines: dict[str, tuple[int, float]] = {}  # name -> (token, wall-clock deadline)
-        self.delivery = Delivery(self)
+        self.timers = RoomTimers(bot.scheduler, self.room_id)
+        # The delivery calls back weakly: it must not keep a finished room alive (see Delivery).
+        self.delivery = Delivery(bot, self.room_id, self.people, parts_of=weakly(self._page_parts),
+                                 on_timer=weakly(self._timer), on_game_over=weakly(self._game_over),
+                                 on_bounce=weakly(self._bounced))
         self.meta: dict = {}
         self.closed_at = 0.0
         self.seen: set[str] = set()  # refs (`n:<nonce>`, `log:<id>`) of person events already dealt with
-        self.acks: dict[str, str] = {}  # seat -> nonce of the newest envelope handled (the page's acknowledgement)
         self._ref: Optional[str] = None  # the ref of the person input being fed (stored with it)
         self._senders: Optional[SenderCheck] = None
         self._allowed: dict[int, bool] = {}  # user -> may take a person's seat here (their token's task is ours)
         self._unsaveable: set[str] = set()  # agent seats whose memory could not be saved (warned once)
-        # (user, text) of lines the bot showed in a person's name (relayed rooms): Slurk sends each back as theirs
-        self.echoes: "collections.Counter[tuple[int, str]]" = collections.Counter()
 
     def __repr__(self) -> str:
         return f"RoomWorker(room={self.room_id}, state={self.state})"
@@ -137,52 +136,15 @@ class RoomWorker(PersonInputs):
         """Tell the room (or the person who caused it) that something failed; never raise from here."""
         try:
             uid = user_id_of(data.get("user")) if isinstance(data, dict) else None
-            seat = self.seat_of(uid) if uid is not None else None
-            if seat is not None and uid in self.online:
+            seat = self.people.seat_of(uid) if uid is not None else None
+            if seat is not None and uid in self.people.online:
                 self.delivery.say(FAILURE_TEXT, receiver_id=uid)
             elif kind in ("text", "command", "timer", "status") and self.state == "attached":
                 self.delivery.say(FAILURE_TEXT)
         except Exception:
             log.exception("room %s: could not report a failure", self.room_id)
 
-    def came_online(self, uid: int) -> None:
-        self.online.add(uid)
-        self.join_gen[uid] = self.join_gen.get(uid, 0) + 1
-
     # --- seats --------------------------------------------------------------------------------------------------
-    def user_of(self, seat: str) -> Optional[int]:
-        info = self.seats.get(seat)
-        return None if info is None else info.get("user_id")
-
-    def seat_of(self, user_id: Optional[int]) -> Optional[str]:
-        for seat, info in self.seats.items():
-            if info.get("user_id") == user_id and info["kind"] == "person":
-                return seat
-        return None
-
-    def is_person(self, seat: Optional[str]) -> bool:
-        return seat in self.seats and self.seats[seat]["kind"] == "person"
-
-    def person_seats(self) -> list[str]:
-        return [s for s, i in self.seats.items() if i["kind"] == "person"]
-
-    def page_core(self, seat: str) -> dict:
-        """What only this seat's page gets in its view: its key, and the newest of its commands handled (`ack`)."""
-        core = {"chat": self.bot.chat}  # the room's chat mode (the task's default or task option `chat`)
-        if self.seats.get(seat, {}).get("key"):
-            core["key"] = self.seats[seat]["key"]
-        if seat in self.acks:
-            core["ack"] = self.acks[seat]
-        # who sits where (Slurk user ids; not private: every member sees the names), so a page can sort chat lines
-        # by seat, e.g. one pane per user for a relaying assistant
-        users = {s: int(i["user_id"]) for s, i in self.seats.items() if i.get("user_id") is not None}
-        if users:
-            core["users"] = users
-        return core
-
-    def display_name(self, seat: str) -> str:
-        return self.match.name_of(seat) if self.match else seat
-
     def _may_sit(self, uid: int) -> bool:
         """Only a person whose Slurk token was made for this task takes a seat: not the bot, not an agent user, not a
         person of another study who was put (or announced) into this room. Looked up once per user."""
@@ -201,28 +163,25 @@ class RoomWorker(PersonInputs):
         return self._allowed[uid]
 
     def _take_seat(self, uid: int, name: str) -> Optional[str]:
-        seat = self.seat_of(uid)
+        seat = self.people.seat_of(uid)
         if seat is not None:
             return seat
         if not self._may_sit(uid):
             return None
-        for seat in self.bot.person_order:
-            if self.seats[seat]["user_id"] is None:
-                self.seats[seat]["user_id"] = uid
-                self.seats[seat]["name"] = plain_name(name, f"user {uid}")
-                self.seats[seat]["key"] = new_seat_key()
-                self.match.seats[seat].name = self.seats[seat]["name"]
-                self.bot.store.update_seats(self.room_id, self.seats)
-                self._log_seat_map()
-                return seat
-        log.info("room %s: user %s joined but every seat is taken; they can watch", self.room_id, uid)
-        return None
+        seat = self.people.sit(uid, name, self.bot.person_order)
+        if seat is None:
+            log.info("room %s: user %s joined but every seat is taken; they can watch", self.room_id, uid)
+            return None
+        self.match.seats[seat].name = self.people.seats[seat]["name"]
+        self.bot.store.update_seats(self.room_id, self.people.seats)
+        self._log_seat_map()
+        return seat
 
     def _log_seat_map(self) -> None:
-        if self.seat_map_logged or any(i["user_id"] is None for i in self.seats.values() if i["kind"] == "person"):
+        if self.seat_map_logged or not self.people.everyone_seated():
             return
         self.seat_map_logged = True
-        self.delivery.deliver([LogEvent("seat_map", {s: i["user_id"] for s, i in self.seats.items()})])
+        self.delivery.deliver([LogEvent("seat_map", self.people.seat_map())])
 
     # --- dispatch -----------------------------------------------------------------------------------------------
     def _handle(self, kind: str, data: Any, t_recv: float) -> None:
@@ -339,7 +298,7 @@ class RoomWorker(PersonInputs):
             meta["instance"] = self.match.game.instance()  # stored with the room: a resume never regenerates it
         self.meta = meta
         self.driver = MatchDriver(self.match, brains, on_input=self._persist, max_steps=MAX_BRAIN_MOVES)
-        self.seats = seats
+        self.people.seats = seats
 
     def _persist(self, inp: Input) -> None:
         ref, self._ref = self._ref, None  # only the person's input carries the ref, not the brains' answers
@@ -355,7 +314,7 @@ class RoomWorker(PersonInputs):
             else:
                 seats[seat] = {"kind": "agent", "name": seat_label(bot.spec.game_class, seat), "user_id": None,
                                "brain": bot.brain_names[seat]}
-        self._bind_agent_users(seats)
+        bind_agent_users(seats, bot.agent_users, bot.rest, self.room_id)
         meta = {"timers": asdict(bot.config.timers), "completion": asdict(bot.config.completion),
                 "log_floor": self._log_floor()}
         # An instance no other open room plays (Slurk lets anyone read any room's public chat; instances.py).
@@ -369,7 +328,7 @@ class RoomWorker(PersonInputs):
         self.synced_gen = bot.gen
         log.info("room %s: game %s started (seed %s)", self.room_id, bot.spec.name, seed)
         for batch in self.driver.open(act=False):
-            self._note_timers(batch, opened_at)
+            self.timers.note(batch, opened_at)
             self.delivery.deliver(batch)
         # People announced with the room take seats first, in the announced order.
         for user in announced:
@@ -377,7 +336,8 @@ class RoomWorker(PersonInputs):
             if uid is not None and uid != bot.user_id:
                 self._take_seat(uid, user.get("name", "") if isinstance(user, dict) else "")
         self._log_seat_map()
-        for user in sorted(self._online_users(), key=lambda u: (self.seat_of(user_id_of(u)) is None, user_id_of(u))):
+        for user in sorted(self._online_users(),
+                           key=lambda u: (self.people.seat_of(user_id_of(u)) is None, user_id_of(u))):
             if self.state == "attached":
                 self._appeared(user_id_of(user), user.get("name", ""), None)
 
@@ -395,52 +355,19 @@ class RoomWorker(PersonInputs):
         return [u for u in users if user_id_of(u) is not None and user_id_of(u) != self.bot.user_id
                 and not self.bot.is_agent_user(user_id_of(u))]
 
-    def _bind_agent_users(self, seats: dict) -> None:
-        """Give each agent seat its own Slurk user (if any are configured): the user configured for that seat, else
-        the first configured user not yet used in this room. The user is made a member of the room (needed for
-        `impersonate`; idempotent, the concierge may have done it) and lends the seat its name. A user that cannot
-        be read or added leaves the seat as it would be without agent users."""
-        configured = self.bot.agent_users
-        if not configured:
-            return
-        used = {i["user_id"] for i in seats.values() if i["kind"] == "agent" and i.get("user_id") is not None}
-        for seat, info in seats.items():
-            if info["kind"] != "agent" or info.get("user_id") is not None:
-                continue
-            uid = configured.get(seat)
-            if uid is None or uid in used:
-                uid = next((u for u in configured.values() if u not in used), None)
-            if uid is None:
-                log.warning("room %s: no agent user left for seat %s; it speaks through the bot", self.room_id, seat)
-                continue
-            try:
-                user = self.bot.rest.get_user(uid)
-                self.bot.rest.join_room(uid, self.room_id)
-            except SlurkAPIError as exc:
-                log.error("room %s: cannot use agent user %s for seat %s: %s", self.room_id, uid, seat, exc)
-                continue
-            used.add(uid)
-            info["user_id"] = uid
-            info["name"] = str(user.get("name") or info["name"])
+    # --- what the delivery calls back (weakly) -------------------------------------------------------------------
+    def _page_parts(self, seat: str) -> Optional[tuple]:
+        return None if self.match is None else self.match.page_parts(seat)
 
-    def _ensure_agent_members(self) -> None:
-        """After a restart: make sure the bound agent users are still members (idempotent)."""
-        for seat, info in self.seats.items():
-            if info["kind"] == "agent" and info.get("user_id") is not None:
-                try:
-                    self.bot.rest.join_room(info["user_id"], self.room_id)
-                except SlurkAPIError as exc:
-                    log.warning("room %s: cannot re-add agent user %s (seat %s): %s", self.room_id,
-                                info["user_id"], seat, exc)
+    def _timer(self, e: Effect) -> None:
+        if isinstance(e, SetTimer):
+            self.timers.set(e)
+        elif isinstance(e, CancelTimer):
+            self.timers.cancel(e.name)
 
-    def _note_timers(self, effects, t: float) -> None:
-        for e in effects:
-            if isinstance(e, SetTimer):
-                self.timer_deadlines[e.name] = (e.token, t + e.seconds)
-
-    def set_timer(self, e: SetTimer) -> None:
-        self.timer_deadlines[e.name] = (e.token, time.time() + e.seconds)
-        self.bot.scheduler.set(self.room_id, e.name, e.token, e.seconds)
+    def _bounced(self, seat: str, item: tuple, gen: int) -> None:
+        """An update its person's page did not get (any thread): kept or sent again on this room's thread."""
+        self.put("keep", (seat, item, gen))
 
     # --- restoring after a restart ------------------------------------------------------------------------------
     def _restore(self, rec: RoomRecord) -> None:
@@ -450,34 +377,23 @@ class RoomWorker(PersonInputs):
         if rec.status == "open":
             self.bot.instances.restore(self.room_id, self.meta.get("instance"))
         self.seen = self.bot.store.seen_refs(self.room_id)
-        if any(i["kind"] == "person" and i.get("user_id") is not None and not i.get("key") for i in self.seats.values()):
-            for info in self.seats.values():  # a record from before seat keys
-                if info["kind"] == "person" and info.get("user_id") is not None:
-                    info.setdefault("key", new_seat_key())
-            self.bot.store.update_seats(self.room_id, self.seats)
+        if self.people.give_keys():  # a record from before seat keys
+            self.bot.store.update_seats(self.room_id, self.people.seats)
         if rec.status == "open":
-            self._ensure_agent_members()
-        self.seat_map_logged = all(i.get("user_id") is not None for i in rec.seats.values() if i["kind"] == "person")
+            ensure_agent_members(self.people.seats, self.bot.rest, self.room_id)
+        self.seat_map_logged = self.people.everyone_seated()
         memories = self.bot.store.brain_states(self.room_id)  # seat -> (seq, state) after the agent's last act
         replayed = self.driver.replay([], t0=rec.opened_at)
-        self._note_timers(replayed, rec.opened_at)
+        self.timers.note(replayed, rec.opened_at)
         self._recall(memories)
         for inp in rec.inputs:
             effects = self.driver.replay([inp])
-            self._note_timers(effects, getattr(inp, "t", 0.0) or time.time())
+            self.timers.note(effects, getattr(inp, "t", 0.0) or time.time())
             replayed += effects
             self._recall(memories)
         self._backfill_logs(rec, replayed)
         self.state = "attached"
-        now = time.time()
-        for name, token in self.match.pending_timers().items():
-            known = self.timer_deadlines.get(name)
-            if known and known[0] == token:
-                left = max(0.0, known[1] - now)
-            else:  # pragma: no cover - every armed timer comes from a replayed SetTimer
-                log.warning("room %s: no deadline known for timer %s; firing it now", self.room_id, name)
-                left = 0.0
-            self.bot.scheduler.set(self.room_id, name, token, left)
+        self.timers.rearm(self.match.pending_timers())
         log.info("room %s: resumed %s after %d inputs", self.room_id, rec.task, len(rec.inputs))
         if self.match.over:
             self.delivery.deliver([GameOver(self.match.status, self.match.results)])
@@ -524,20 +440,20 @@ class RoomWorker(PersonInputs):
             return
         self.synced_gen = self.bot.gen
         online = {user_id_of(u): u for u in self._online_users()}
-        for seat in self.person_seats():
-            uid = self.user_of(seat)
+        for seat in self.people.person_seats():
+            uid = self.people.user_of(seat)
             present = seat in self.match.present
             if uid in online:
-                self.came_online(uid)
+                self.people.came_online(uid)
                 self.delivery.flush(seat)
                 if not present:
                     self._feed(Join(seat, time.time()), None)  # came while we were away
             else:
-                self.online.discard(uid)
+                self.people.online.discard(uid)
                 if present and uid is not None:
                     self._feed(Leave(seat, time.time()), None)  # left while we were away
         for uid, user in online.items():
-            if self.seat_of(uid) is None and self.state == "attached":
+            if self.people.seat_of(uid) is None and self.state == "attached":
                 self._appeared(uid, user.get("name", ""), None)
         self._catch_up()
         if self.state == "attached":
@@ -548,7 +464,7 @@ class RoomWorker(PersonInputs):
         if uid is None:
             return
         seat = self._take_seat(uid, name)
-        self.came_online(uid)
+        self.people.came_online(uid)
         if seat is None:
             return
         self.delivery.flush(seat)
@@ -562,8 +478,8 @@ class RoomWorker(PersonInputs):
         if kind == "join":
             self._appeared(uid, (data.get("user") or {}).get("name", ""), t_recv)
         elif kind == "leave":
-            self.online.discard(uid)
-            seat = self.seat_of(uid)
+            self.people.online.discard(uid)
+            seat = self.people.seat_of(uid)
             if seat is not None:
                 self._feed(Leave(seat, time.time()), t_recv)
 
@@ -571,9 +487,9 @@ class RoomWorker(PersonInputs):
         """A finished room keeps delivering what a returning person missed (e.g. their completion code)."""
         if kind == "status" and isinstance(data, dict) and data.get("type") == "join":
             uid = user_id_of(data.get("user"))
-            seat = self.seat_of(uid)
+            seat = self.people.seat_of(uid)
             if seat is not None:
-                self.came_online(uid)
+                self.people.came_online(uid)
                 self.delivery.flush(seat)
 
     # --- agents think off this thread (bots/slurk/thinking.py) ---------------------------------------------------
@@ -641,7 +557,7 @@ class RoomWorker(PersonInputs):
         if self.state != "attached":
             return
         shown = self.delivery.shown_thinking
-        stale = {s for s in self.person_seats()
+        stale = {s for s in self.people.person_seats()
                  if (set(shown.get(s, ())) != set(now) if starting else set(shown.get(s, ())) - set(now))}
         if stale:
             self.delivery.deliver([v for v in self.match.views() if v.seat in stale])
@@ -652,15 +568,15 @@ class RoomWorker(PersonInputs):
         it still has to deliver (seats, kept updates), not the game, the agents or the inputs seen."""
         self.match = self.driver = None
         self.seen = set()
-        self.echoes.clear()
+        self.delivery.echoes.clear()
         self.meta = {}
-        self.timer_deadlines = {}
+        self.timers.forget()
         self.delivery.last_view = {}
 
-    def close(self, over: GameOver) -> None:
+    def _game_over(self, over: GameOver) -> None:
         self.state = "closed"
         self.closed_at = time.monotonic()
-        self.bot.scheduler.cancel_room(self.room_id)
+        self.timers.cancel_all()
         self.bot.store.close_room(self.room_id, over.status, over.results)
         self.bot.instances.release(self.room_id)
         if self.bot.logs is not None:

@@ -13,6 +13,8 @@ import threading
 import time
 from typing import Callable
 
+from tasks.core.protocol import SetTimer
+
 log = logging.getLogger(__name__)
 
 
@@ -90,3 +92,44 @@ class Scheduler:
                 self._fire(room, name, token)
             except Exception:  # pragma: no cover - the callback only enqueues
                 log.exception("timer %s of room %s could not be delivered", name, room)
+
+
+class RoomTimers:
+    """One room's timers on the bot's scheduler, with the wall-clock deadline of each: a restarted bot replays the
+    room's inputs (`note` learns each SetTimer's deadline on the way) and re-arms what is left of each (`rearm`)."""
+
+    def __init__(self, scheduler: Scheduler, room: int):
+        self.scheduler = scheduler
+        self.room = room
+        self.deadlines: dict[str, tuple[int, float]] = {}  # name -> (token, wall-clock deadline)
+
+    def note(self, effects, t: float) -> None:
+        """The deadlines the SetTimers among `effects` had, had they been set at `t` (a replay)."""
+        for e in effects:
+            if isinstance(e, SetTimer):
+                self.deadlines[e.name] = (e.token, t + e.seconds)
+
+    def set(self, e: SetTimer) -> None:
+        self.deadlines[e.name] = (e.token, time.time() + e.seconds)
+        self.scheduler.set(self.room, e.name, e.token, e.seconds)
+
+    def cancel(self, name: str) -> None:
+        self.scheduler.cancel(self.room, name)
+
+    def cancel_all(self) -> None:
+        self.scheduler.cancel_room(self.room)
+
+    def forget(self) -> None:
+        self.deadlines = {}
+
+    def rearm(self, armed: dict[str, int]) -> None:
+        """After a replay: arm each timer the match still waits for (name -> token) with the time it had left."""
+        now = time.time()
+        for name, token in armed.items():
+            known = self.deadlines.get(name)
+            if known and known[0] == token:
+                left = max(0.0, known[1] - now)
+            else:  # pragma: no cover - every armed timer comes from a replayed SetTimer
+                log.warning("room %s: no deadline known for timer %s; firing it now", self.room, name)
+                left = 0.0
+            self.scheduler.set(self.room, name, token, left)
