@@ -33,7 +33,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Optional
+from typing import Any, Optional, Protocol
 
 import socketio
 
@@ -41,10 +41,26 @@ from .lease import InstanceConflict
 from .outbox import backoff
 from .rest import SlurkAPIError
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .runtime import SlurkBot
-
 log = logging.getLogger(__name__)
+
+
+class GuardedBot(Protocol):
+    """What the guard watches and calls of the bot (`runtime.SlurkBot`)."""
+
+    url: str
+    user_id: int
+    rest: Any
+    lease: Any  # lease.Lease
+    logs: Any  # delivery.LogShipper
+    _stopped: threading.Event  # set when the bot stops
+
+    @property
+    def sio(self) -> socketio.Client: ...
+
+    @property
+    def stopping(self) -> bool: ...
+
+    def _fail(self, exc: Exception) -> None: ...
 
 
 class SessionLost(RuntimeError):
@@ -104,7 +120,7 @@ def wait_until_session_free(rest, user_id: int, url: str, predecessor_sid: Optio
 
 
 class SessionGuard:
-    def __init__(self, bot: "SlurkBot", interval: float = 5.0, silence: Optional[float] = None,
+    def __init__(self, bot: GuardedBot, interval: float = 5.0, silence: Optional[float] = None,
                  max_offline: float = 600.0, confirm: float = 1.0):
         self.bot = bot
         self.interval = interval

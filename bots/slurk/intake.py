@@ -1,9 +1,10 @@
 """People's inputs as a room receives them: size limits, who really sent it, the page's envelope and its
-acknowledgement, and catching up with what Slurk accepted while the bot could not hear (`RoomWorker` mixes it in).
+acknowledgement, and catching up with what Slurk accepted while the bot could not hear (`PersonInputs`, one per
+room, owned by the room's worker).
 
 Every person input is checked before anything is stored: its size first, then its sender (a seat key on the page's
 envelope, else Slurk's log, see `senders.py`). Each one is stored with a reference to the Slurk event it came from
-(`n:<nonce>` or `log:<id>`), also when it was refused, so that `_catch_up` handles exactly what was missed, once.
+(`n:<nonce>` or `log:<id>`), also when it was refused, so that `catch_up` handles exactly what was missed, once.
 """
 from __future__ import annotations
 
@@ -11,14 +12,18 @@ import json
 import logging
 import os
 import time
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from tasks.core import match as match_limits
 from tasks.core.protocol import Action, Chat, Command, Input, LogEvent, parse_command_text
 
+from .people import RoomPeople
 from .rest import SlurkAPIError
 from .senders import Envelope, SenderCheck, key_matches, log_payload, open_envelope
 from .socket import user_id_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .delivery import Delivery
 
 log = logging.getLogger(__name__)
 
@@ -74,9 +79,29 @@ def _relayed_chat(seat: str, command: dict):
 
 
 class PersonInputs:
-    """The part of `RoomWorker` that takes people's text and commands (see the module's docstring)."""
+    """One room's intake of people's text and commands (see the module's docstring). It calls its room back only
+    through the callables it is given, which must not keep the room alive (`delivery.weakly`):
+    - `feed(input, t_recv, ref)`: hand an accepted input to the match (`ref`: the Slurk event it came from);
+    - `views()`: every seat's view now; `attached()`: the room's game is playing."""
 
-    def _on_text(self, data: dict, t_recv: float) -> None:
+    def __init__(self, bot, room_id: int, people: RoomPeople, delivery: "Delivery", *,
+                 feed: Callable[[Input, Optional[float], Optional[str]], None], views: Callable[[], list],
+                 attached: Callable[[], bool]):
+        self.bot = bot
+        self.room_id = room_id
+        self.people = people
+        self.delivery = delivery
+        self.feed, self.views, self.attached = feed, views, attached
+        self.seen: set[str] = set()  # refs (`n:<nonce>`, `log:<id>`) of person events already dealt with
+        self._senders: Optional[SenderCheck] = None
+        self._rate: dict[str, tuple] = {}  # seat -> (tokens, last, dropped, told): `_over_rate`'s bucket
+
+    def _feed(self, inp: Input, t_recv: Optional[float], ref: Optional[str]) -> None:
+        if ref is not None:
+            self.seen.add(ref)
+        self.feed(inp, t_recv, ref)
+
+    def on_text(self, data: dict, t_recv: float) -> None:
         uid = user_id_of(data.get("user"))
         if self.people.seat_of(uid) is None or data.get("private") or data.get("broadcast"):
             return
@@ -97,9 +122,9 @@ class PersonInputs:
         # Typed chat carries no seat key: Slurk's log says who sent it.
         seat, ref = self._verified("text", uid, data.get("message"))
         if seat is not None:
-            self._feed(Chat(seat, message, time.time()), t_recv, ref=ref)
+            self._feed(Chat(seat, message, time.time()), t_recv, ref)
 
-    def _on_command(self, data: dict, t_recv: float) -> None:
+    def on_command(self, data: dict, t_recv: float) -> None:
         uid = user_id_of(data.get("user"))
         claimed = self.people.seat_of(uid)
         if claimed is None or data.get("broadcast"):
@@ -143,23 +168,23 @@ class PersonInputs:
             inp = Action(seat, command, time.time())
         if env.nonce is not None:
             self.people.acks[seat] = env.nonce  # the views this input produces carry the acknowledgement
-        self._feed(inp, t_recv, ref=ref)
+        self._feed(inp, t_recv, ref)
         self._acknowledge(seat, env)
 
     def _acknowledge(self, seat: str, env: Envelope) -> None:
         """The page shows a move as sent only once its view carries the move's nonce (`core.ack`): an input that
         changed nothing on this seat's page (refused, or a chat line) still gets its view re-sent with the ack."""
-        if env.nonce is None or self.state != "attached" or not self.people.is_person(seat):
+        if env.nonce is None or not self.attached() or not self.people.is_person(seat):
             return
         self.people.acks[seat] = env.nonce
         if seat not in self.delivery.viewed:
-            self.delivery.deliver([v for v in self.match.views() if v.seat == seat])
+            self.delivery.deliver([v for v in self.views() if v.seat == seat])
 
     def _over_rate(self, seat: str, now: Optional[float] = None) -> bool:
         """True when `seat` sent more than RATE_BURST inputs beyond RATE_PER_SECOND (a token bucket per seat)."""
         now = time.monotonic() if now is None else now
         per_second, burst = rate_settings()
-        buckets = self.__dict__.setdefault("_rate", {})
+        buckets = self._rate
         tokens, last, dropped, told = buckets.get(seat, (burst, now, 0, 0.0))
         tokens = min(burst, tokens + (now - last) * per_second)
         if tokens >= 1.0:
@@ -216,12 +241,11 @@ class PersonInputs:
             self.bot.store.add_seen(self.room_id, ref)
 
     # --- what Slurk accepted while we were away -----------------------------------------------------------------
-    def _catch_up(self) -> None:
+    def catch_up(self, floor: Optional[int]) -> None:
         """After a restart or a lost connection: handle, in order, the people's commands and chat lines that Slurk
-        accepted and logged while the bot could not hear them. The log's `user_id` is the real sender; what was
-        handled before is known by its ref (`seen`)."""
-        floor = self.meta.get("log_floor")
-        if floor is None or self.state != "attached":
+        accepted and logged while the bot could not hear them (`floor`: the room's newest log row before the game).
+        The log's `user_id` is the real sender; what was handled before is known by its ref (`seen`)."""
+        if floor is None or not self.attached():
             return
         try:
             rows = [*self.bot.rest.get_logs(room_id=self.room_id, event="command"),
@@ -233,7 +257,7 @@ class PersonInputs:
         checker = self._checker()
         counts: dict[str, int] = {}
         for row in sorted(rows, key=lambda r: int(r.get("id") or 0)):
-            if self.state != "attached":
+            if not self.attached():
                 break
             log_id = int(row.get("id") or 0)
             seat = self.people.seat_of(row.get("user_id"))
@@ -246,7 +270,7 @@ class PersonInputs:
             if kind == "text":
                 if row.get("receiver_id") is not None or not isinstance(raw, str) or len(raw) > MAX_CHAT_CHARS:
                     continue
-                self._feed(Chat(seat, raw, time.time()), None, ref=f"log:{log_id}")
+                self._feed(Chat(seat, raw, time.time()), None, f"log:{log_id}")
             else:
                 env = open_envelope(raw)
                 if len(raw if isinstance(raw, str) else _json_text(raw)) > MAX_COMMAND_CHARS:

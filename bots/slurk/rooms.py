@@ -22,7 +22,7 @@ import secrets
 import threading
 import time
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 from tasks.core.codes import CompletionConfig
 from tasks.core.builder import build_match
@@ -34,14 +34,10 @@ from tasks.core.wording import seat_label
 from .delivery import Delivery, Turn, weakly
 from .intake import PersonInputs
 from .people import RoomPeople, bind_agent_users, ensure_agent_members
-from .senders import SenderCheck
 from .socket import user_id_of
 from .rest import SlurkAPIError
 from .store import RoomRecord
 from .timers import RoomTimers
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .runtime import SlurkBot
 
 log = logging.getLogger(__name__)
 
@@ -51,9 +47,9 @@ FAILURE_TEXT = "Sorry, something went wrong on our side while handling that. Ple
 # A finished room keeps what an absent person has not received yet for this long, then the bot leaves it.
 KEEP_FOR_ABSENT_SECONDS = 30 * 60
 
-class RoomWorker(PersonInputs):
-    def __init__(self, bot: "SlurkBot", room_id: int):
-        self.bot = bot
+class RoomWorker:
+    def __init__(self, bot: Any, room_id: int):
+        self.bot = bot  # the runtime.SlurkBot that owns this room (its REST client, store, pools and settings)
         self.room_id = int(room_id)
         self.queue: "queue.Queue[tuple]" = queue.Queue()
         self.thread = threading.Thread(target=self._loop, name=f"room-{room_id}", daemon=True)
@@ -68,11 +64,12 @@ class RoomWorker(PersonInputs):
         self.delivery = Delivery(bot, self.room_id, self.people, parts_of=weakly(self._page_parts),
                                  on_timer=weakly(self._timer), on_game_over=weakly(self._game_over),
                                  on_bounce=weakly(self._bounced))
+        # people's text and commands (intake.py)
+        self.inputs = PersonInputs(bot, self.room_id, self.people, self.delivery, feed=weakly(self._feed),
+                                   views=weakly(self._views), attached=weakly(self._attached))
         self.meta: dict = {}
         self.closed_at = 0.0
-        self.seen: set[str] = set()  # refs (`n:<nonce>`, `log:<id>`) of person events already dealt with
         self._ref: Optional[str] = None  # the ref of the person input being fed (stored with it)
-        self._senders: Optional[SenderCheck] = None
         self._allowed: dict[int, bool] = {}  # user -> may take a person's seat here (their token's task is ours)
         self._unsaveable: set[str] = set()  # agent seats whose memory could not be saved (warned once)
 
@@ -209,9 +206,9 @@ class RoomWorker(PersonInputs):
         elif kind == "status":
             self._on_status(data, t_recv)
         elif kind == "text":
-            self._on_text(data, t_recv)
+            self.inputs.on_text(data, t_recv)
         elif kind == "command":
-            self._on_command(data, t_recv)
+            self.inputs.on_command(data, t_recv)
         elif kind == "timer":
             self._feed(data, None)
         elif kind == "thought":
@@ -225,8 +222,6 @@ class RoomWorker(PersonInputs):
         self.delivery.turn = None if t_recv is None else Turn(t_recv, self.bot.metrics)
         self.delivery.viewed = set()
         self._ref = ref
-        if ref is not None:
-            self.seen.add(ref)
         for batch in self.driver.feed(inp, act=False):  # brains act later, off this thread (`_think`)
             self.delivery.deliver(batch)
             if self.state != "attached" or self.bot.stopping:
@@ -355,7 +350,13 @@ class RoomWorker(PersonInputs):
         return [u for u in users if user_id_of(u) is not None and user_id_of(u) != self.bot.user_id
                 and not self.bot.is_agent_user(user_id_of(u))]
 
-    # --- what the delivery calls back (weakly) -------------------------------------------------------------------
+    # --- what the delivery and the intake call back (weakly) ------------------------------------------------------
+    def _views(self) -> list:
+        return self.match.views()
+
+    def _attached(self) -> bool:
+        return self.state == "attached"
+
     def _page_parts(self, seat: str) -> Optional[tuple]:
         return None if self.match is None else self.match.page_parts(seat)
 
@@ -376,7 +377,7 @@ class RoomWorker(PersonInputs):
         self._new_match(rec.seed, rec.options, rec.seats, rec.meta)
         if rec.status == "open":
             self.bot.instances.restore(self.room_id, self.meta.get("instance"))
-        self.seen = self.bot.store.seen_refs(self.room_id)
+        self.inputs.seen = self.bot.store.seen_refs(self.room_id)
         if self.people.give_keys():  # a record from before seat keys
             self.bot.store.update_seats(self.room_id, self.people.seats)
         if rec.status == "open":
@@ -455,7 +456,7 @@ class RoomWorker(PersonInputs):
         for uid, user in online.items():
             if self.people.seat_of(uid) is None and self.state == "attached":
                 self._appeared(uid, user.get("name", ""), None)
-        self._catch_up()
+        self.inputs.catch_up(self.meta.get("log_floor"))
         if self.state == "attached":
             self.delivery.deliver(self.match.views())
 
@@ -567,7 +568,7 @@ class RoomWorker(PersonInputs):
         """A finished room may wait a long time for an absent person (KEEP_FOR_ABSENT_SECONDS): it keeps only what
         it still has to deliver (seats, kept updates), not the game, the agents or the inputs seen."""
         self.match = self.driver = None
-        self.seen = set()
+        self.inputs.seen = set()
         self.delivery.echoes.clear()
         self.meta = {}
         self.timers.forget()

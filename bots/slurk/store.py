@@ -3,7 +3,7 @@
 Three tables: `rooms` holds one header per room (task, seed, options, seats with their Slurk users, status),
 `inputs` holds every handled input in order, and `seen` names every person input the bot has dealt with (by the page's
 nonce `n:<nonce>` or Slurk's log row `log:<id>`), so that after a restart or a lost connection the inputs Slurk
-accepted meanwhile are found in its log and handled exactly once (`rooms.RoomWorker._catch_up`). A match is rebuilt
+accepted meanwhile are found in its log and handled exactly once (`intake.PersonInputs.catch_up`). A match is rebuilt
 by replaying its inputs (`MatchDriver.replay`). The file holds seat keys and game state: it is created 0600 (SQLite
 gives its -wal and -shm files the same mode).
 Rooms are keyed by (server url, bot user id, room id), so several bots may share one file without mixing rooms.

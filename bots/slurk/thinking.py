@@ -26,18 +26,26 @@ import itertools
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional, Protocol
 
 from bots.pacing import Pacing
 from tasks.core.driver import MatchDriver, Thought
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .rooms import RoomWorker
 
 log = logging.getLogger(__name__)
 
 THREADS = 16
 SHOW_AFTER = 0.5  # seconds an act must take before people's pages show the agent as thinking
+
+
+class ThinkingRoom(Protocol):
+    """What the pool needs of a room (`rooms.RoomWorker`): its id, its queue, and whether an answer is still wanted
+    (its game plays, `state == "attached"`, and its bot is not stopping)."""
+
+    room_id: int
+    state: str
+    bot: Any
+
+    def put(self, kind: str, data: Any = None) -> None: ...
 
 
 class ThinkingPool:
@@ -60,7 +68,7 @@ class ThinkingPool:
         self._due: list = []
         self._herald: Optional[threading.Thread] = None
 
-    def submit(self, worker: "RoomWorker", driver: MatchDriver, seat: str) -> None:
+    def submit(self, worker: ThinkingRoom, driver: MatchDriver, seat: str) -> None:
         with self._cond:
             if self._stopped:
                 return
@@ -77,7 +85,7 @@ class ThinkingPool:
         with self._herald_cond:
             self._schedule(time.monotonic() + self.show_after, job_id, worker, None)
 
-    def _schedule(self, due: float, job_id: int, worker: "RoomWorker", payload) -> None:
+    def _schedule(self, due: float, job_id: int, worker: ThinkingRoom, payload) -> None:
         """Caller holds `_herald_cond`."""
         heapq.heappush(self._due, (due, job_id, next(self._ids), worker, payload))
         if self._herald is None:
@@ -122,7 +130,7 @@ class ThinkingPool:
                     if not held:
                         self._under_way.discard(job_id)
 
-    def _run(self, job_id: int, worker: "RoomWorker", driver: MatchDriver, seat: str, started: float) -> bool:
+    def _run(self, job_id: int, worker: ThinkingRoom, driver: MatchDriver, seat: str, started: float) -> bool:
         """Think, then hand the result to the room now, or (True) hold it back until a person could have written it."""
         if worker.state != "attached" or worker.bot.stopping:
             return False  # the game ended or the bot stops: nobody would use the answer
