@@ -412,7 +412,7 @@ def test_stopped_bot_does_not_reconnect_after_the_outage(slurk_double, tmp_path)
 def test_a_message_caught_by_repeated_drops_is_given_up(caplog):
     """A flapping connection cannot make the emitter send one message forever: it is sent again after each drop,
     MAX_SENDS times in all, then given up with a warning (and the room's next messages go on)."""
-    from bots.slurk.delivery import MAX_SENDS
+    from bots.slurk.emitter import MAX_SENDS
     from tests.test_slurk_runtime import _delivery
 
     bot, d = _delivery()

@@ -180,8 +180,8 @@ def test_get_logs_finds_rows_inside_batches_by_event_and_filters(srv):
 
 
 def test_backfill_after_a_restart_sees_inputs_inside_batches(srv):
-    """rooms.RoomWorker._backfill_logs re-posts the game_start / game_input rows Slurk lacks: rows inside a batch
-    count as there (it reads the room through get_logs, which expands)."""
+    """A resumed room re-posts the game_start / game_input rows Slurk lacks (resume.lost_log_events): rows inside a
+    batch count as there (it reads the room through get_logs, which expands)."""
     room = srv.create_room()
     rest, _ = _client(srv)
     rest.post_log(logbatch.BATCH_EVENT, room, logbatch.pack([("game_start", {"seed": 7}, 1),

@@ -8,7 +8,8 @@ from __future__ import annotations
 import threading
 import time
 
-from bots.slurk.delivery import PAGE_HOLD, RoomLanes
+from bots.slurk.delivery import PAGE_HOLD
+from bots.slurk.shipping import RoomLanes
 from bots.slurk.outbox import OutboxShipper
 from tasks.core.protocol import LogEvent, Message, View
 from tests.test_attacks_outage import _Rest

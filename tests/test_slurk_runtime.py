@@ -12,8 +12,10 @@ from typing import Optional
 
 
 from bots.config import Config, SlurkSettings
-from bots.slurk.delivery import Delivery, Metrics, PageUpdates, Turn
+from bots.slurk.delivery import Delivery
+from bots.slurk.metrics import Metrics, Turn
 from bots.slurk.people import RoomPeople
+from bots.slurk.shipping import PageUpdates
 from bots.slurk.rest import SlurkAPIError
 from bots.slurk.runtime import SlurkBot
 from bots.slurk.timers import Scheduler
@@ -691,7 +693,7 @@ def test_delivery_metrics_measure_first_effect_only():
 
 
 def test_room_lanes_keep_room_order_coalesce_and_do_not_block_other_rooms():
-    from bots.slurk.delivery import RoomLanes
+    from bots.slurk.shipping import RoomLanes
 
     gate = threading.Event()
     ran = []

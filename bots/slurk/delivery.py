@@ -8,15 +8,11 @@ LogEvent -> `POST /logs`, addressed to the bot's own user unless it is a seat's 
 lets every member fetch the room's log rows that have no receiver, so the record (game_start with the instance,
 every game_input) must have one. Chat in a relayed room (`Game.chat == "relay"`): people's lines reach the bot
 privately and each accepted line is shown, as its speaker, only to the people it is addressed to (and the speaker).
-Logs and per-user page updates go out through shared thread pools that keep each
-room's order (`LogShipper`, through the durable outbox of `outbox.py`; `RoomLanes`: `PageUpdates`), so a slow
-server does not hold up the room's next event, nor one room another. Anything addressed to one person who is not online (no Slurk user yet, a 422 from the
-UI endpoints, or "not logged in" from the socket) is kept, in order, and delivered after that person's
-`status: join`; of several kept views only the newest is sent.
-
-Chat messages go through a per-room `Emitter`: Slurk acknowledges a `text` event only after it has also sent
-`stop_typing` to *every* room the sender is in, which for a bot serving many rooms takes long. The emitter keeps
-one message in flight per room (so the room's order is kept) without blocking the room's worker.
+Logs and per-user page updates go out through shared thread pools that keep each room's order (`shipping.py`), so a
+slow server does not hold up the room's next event, nor one room another; chat messages through the room's
+`Emitter` (`emitter.py`). Anything addressed to one person who is not online (no Slurk user yet, a 422 from the UI
+endpoints, or "not logged in" from the socket) is kept, in order, and delivered after that person's `status: join`;
+of several kept views only the newest is sent.
 """
 from __future__ import annotations
 
@@ -24,8 +20,6 @@ import collections
 import html as _html
 import json
 import logging
-import threading
-import time
 import weakref
 from typing import Callable, Optional
 
@@ -33,8 +27,8 @@ from tasks.core.protocol import (
     CancelTimer, ChatShown, Effect, GameOver, LogEvent, Message, SetText, SetTimer, View,
 )
 
-from .metrics import Metrics, Turn  # noqa: F401 - the runtime and the tests take them from here
-from .outbox import OutboxShipper
+from .emitter import Emitter, Outgoing
+from .metrics import Turn, mark, mark_done
 from .pageparts import PageParts
 from .people import RoomPeople
 from .rest import SlurkAPIError
@@ -50,295 +44,6 @@ def as_html(text: str, is_html: bool) -> str:
     without `send_html_message`, which participants never get, so the flag marks a line as the bot's own (or relayed
     by it). The task page shows a line in the game master's name only with that mark (plugins/slurk-task.js)."""
     return str(text) if is_html else _html.escape(str(text), quote=False)
-
-
-def mark(turn: Optional[Turn]) -> None:
-    if turn is not None:
-        turn.sent()
-
-
-def mark_done(turn: Optional[Turn]) -> None:
-    if turn is not None:
-        turn.done()
-
-
-class _Out:
-    __slots__ = ("payload", "turn", "seat", "item", "gen", "sends")
-
-    def __init__(self, payload: dict, turn: Optional[Turn], seat: Optional[str], item: Optional[tuple], gen: int):
-        self.payload, self.turn, self.seat, self.item, self.gen = payload, turn, seat, item, gen
-        self.sends = 0  # how often it was emitted (a dropped connection sends it again, up to MAX_SENDS)
-
-
-MAX_SENDS = 3  # a message caught by this many dropped connections is given up (a flapping socket cannot loop)
-
-
-class Emitter:
-    """Ordered, pipelined `text` emits for one room: at most one in flight; the next goes out when Slurk acks.
-
-    A refused private message (receiver not logged in) is handed back through `on_refused(out, reason)`.
-    When the socket drops, the message in flight is sent again after the reconnect (Slurk may then show it twice,
-    which beats losing it); one that gets no acknowledgement within the timeout is given up.
-    """
-
-    def __init__(self, bot, room: int, on_refused: Callable[["_Out", str], None],
-                 on_ack: Optional[Callable[[], None]] = None):
-        self.bot = bot
-        self.room = room
-        self.on_refused = on_refused
-        self.on_ack = on_ack  # after every acknowledgement (Delivery: the page updates held for a reply may go)
-        self._lock = threading.RLock()  # an ack may arrive re-entrantly, e.g. from a synchronous test double
-        self._queue: "collections.deque[_Out]" = collections.deque()
-        self._inflight: Optional[tuple] = None  # (out, token, started, gen)
-        self._token = 0
-
-    def send(self, payload: dict, turn: Optional[Turn] = None, seat: Optional[str] = None,
-             item: Optional[tuple] = None, gen: int = 0) -> None:
-        with self._lock:
-            self._queue.append(_Out(payload, turn, seat, item, gen))
-            self._pump()
-
-    def idle(self) -> bool:
-        with self._lock:
-            return self._inflight is None and not self._queue
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._queue) + (self._inflight is not None)
-
-    def _pump(self) -> None:  # holding the lock
-        if self._inflight is not None or not self._queue or not self.bot.connected or self.bot.stopping:
-            return
-        out = self._queue.popleft()
-        self._token += 1
-        token = self._token
-        self._inflight = (out, token, time.monotonic(), self.bot.gen)
-        out.sends += 1
-        try:
-            self.bot.metrics.count_request("socket text")
-            self.bot.sio.emit("text", out.payload, namespace="/", callback=lambda *args: self._ack(token, args))
-        except Exception:  # the socket went away in between: keep it for the reconnect
-            self._inflight = None
-            out.sends -= 1
-            self._queue.appendleft(out)
-            return
-        mark(out.turn)
-
-    def _ack(self, token: int, args: tuple) -> None:
-        refused = None
-        with self._lock:
-            if self._inflight is None or self._inflight[1] != token:
-                return  # late ack of a message we gave up on
-            out = self._inflight[0]
-            self._inflight = None
-            mark_done(out.turn)
-            if not (args and args[0] is True):
-                refused = (out, str(args[1]) if len(args) > 1 else str(args[0]) if args else "refused")
-            self._pump()
-        if self.on_ack is not None:
-            self.on_ack()
-        if refused:
-            self.on_refused(*refused)
-
-    def check(self, timeout: float) -> None:
-        """Called periodically and on (re)connect: resend after a drop, give up after `timeout`, pump."""
-        lost = None
-        with self._lock:
-            if self._inflight is not None:
-                out, _token, started, gen = self._inflight
-                if gen != self.bot.gen and out.sends < MAX_SENDS:
-                    self._inflight = None
-                    self._queue.appendleft(out)
-                elif gen != self.bot.gen or time.monotonic() - started > timeout:
-                    self._inflight = None
-                    lost = out
-            self._pump()
-        if lost is not None and lost.sends >= MAX_SENDS:
-            log.warning("room %s: a message was caught by %d dropped connections; given up (it may have been shown)",
-                        self.room, lost.sends)
-        elif lost is not None:
-            log.warning("room %s: no acknowledgement for a message within %.0f s; it may not have been shown",
-                        self.room, timeout)
-
-
-class RoomLanes:
-    """Jobs run on a shared pool of threads, in order per room: one room's jobs never run concurrently, and a slow
-    room occupies at most one thread. A job submitted with a `key` that is still waiting replaces the waiting one
-    (`_merge`), e.g. a newer view of the same seat."""
-
-    name = "lanes"
-
-    def __init__(self, threads: int = 16):
-        self._cond = threading.Condition()
-        self._jobs: dict[int, "collections.OrderedDict"] = {}
-        self._ready: "collections.deque[int]" = collections.deque()
-        self._busy: set[int] = set()  # rooms that are ready, held or being served
-        self._pending: "collections.Counter[int]" = collections.Counter()
-        self._held: dict[int, float] = {}  # room -> until when its next jobs wait (`hold`)
-        self._stopped = False
-        self._threads = [threading.Thread(target=self._serve, name=f"slurk-{self.name}-{i}", daemon=True)
-                         for i in range(threads)]
-        for t in self._threads:
-            t.start()
-
-    def _submit(self, room: int, job, key=None) -> None:
-        with self._cond:
-            jobs = self._jobs.setdefault(room, collections.OrderedDict())
-            if key is not None and key in jobs:
-                jobs[key] = self._merge(jobs[key], job)
-                return
-            jobs[object() if key is None else key] = job
-            self._pending[room] += 1
-            if room not in self._busy:
-                self._busy.add(room)
-                self._ready.append(room)
-                self._cond.notify()
-
-    def _merge(self, old, new):  # pragma: no cover - overridden where keys are used
-        return new
-
-    def _run(self, room: int, job) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    def pending(self, room: int) -> int:
-        with self._cond:
-            return self._pending.get(room, 0)
-
-    def drain(self, timeout: float = 10.0) -> bool:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while self._pending:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(left)
-        return True
-
-    def stop(self, timeout: float = 10.0) -> None:
-        if not self.drain(timeout):
-            with self._cond:
-                left = sum(self._pending.values())
-            log.warning("%d %s jobs were dropped at stop", left, self.name)
-        with self._cond:
-            self._stopped = True
-            self._cond.notify_all()
-        for t in self._threads:
-            t.join(timeout=2)
-
-    def hold(self, room: int, seconds: float) -> None:
-        """The room's jobs not yet started wait until `release(room)` or for at most `seconds`."""
-        with self._cond:
-            now = time.monotonic()
-            for r in [r for r, until in self._held.items() if until <= now]:
-                del self._held[r]  # lapsed holds of rooms with nothing queued (a finished room leaves nothing)
-            self._held[room] = now + seconds
-
-    def release(self, room: int) -> None:
-        with self._cond:
-            if self._held.pop(room, None) is not None:
-                self._cond.notify_all()
-
-    def _next_room(self) -> Optional[int]:  # holding the lock: a ready room that is not held, or None at stop
-        while True:
-            if self._stopped:
-                return None
-            now = time.monotonic()
-            for _ in range(len(self._ready)):
-                room = self._ready.popleft()
-                until = self._held.get(room)
-                if until is None or until <= now:
-                    self._held.pop(room, None)
-                    return room
-                self._ready.append(room)
-            waits = [u - now for r, u in self._held.items() if r in self._ready]
-            self._cond.wait(min(waits) if waits else None)
-
-    def _serve(self) -> None:
-        while True:
-            with self._cond:
-                room = self._next_room()
-                if room is None:
-                    return
-                _key, job = self._jobs[room].popitem(last=False)
-            try:
-                self._run(room, job)
-            except Exception:  # pragma: no cover - _run handles its own errors
-                log.exception("room %s: %s job failed", room, self.name)
-            finally:
-                job = None  # an idle thread must not keep its last job (and through it a finished room) alive
-                with self._cond:
-                    self._pending[room] -= 1
-                    if self._pending[room] <= 0:
-                        del self._pending[room]
-                    if self._jobs[room]:
-                        self._ready.append(room)
-                        self._cond.notify()
-                    else:
-                        del self._jobs[room]
-                        self._busy.discard(room)
-                    if not self._pending:
-                        self._cond.notify_all()  # drain() waits for this; waking every thread per job is costly
-
-
-class LogShipper(OutboxShipper):
-    """`POST /logs` off the rooms' critical path, in order per room, through the durable outbox (`outbox.py`), a
-    room's queued events going as one batch row (`logbatch.py`; readers expand it): an event waits in the state
-    database until Slurk accepted it; transient failures (no connection, 408, 429, 5xx)
-    are retried with capped exponential back-off for as long as it takes, other 4xx drop the event with a warning.
-    `drain()` waits for the queue, `stop()` drains it (what is left goes out at the next start)."""
-
-    name = "logs"
-
-
-class PageUpdates(RoomLanes):
-    """Per-user page updates (`PATCH /rooms/{r}/text|attribute/...` with `receiver_id`) off the rooms' critical
-    path, in order per room. A newer view of a seat replaces one that is still waiting, so a busy server gets fewer,
-    fresher updates. A 422 (the receiver is not online) goes back to the room, which keeps the update until the
-    person's `status: join`."""
-
-    name = "pages"
-
-    def __init__(self, rest, state_element: str, threads: int = 16, shared_element: str = ""):
-        self.rest = rest
-        self.state_element = state_element
-        self.shared_element = shared_element
-        super().__init__(threads)
-
-    def submit(self, delivery: "Delivery", seat: Optional[str], uid: Optional[int], item: tuple,
-               turn: Optional[Turn], gen: int = 0) -> None:
-        """One page update for `uid`, or (seat and uid None) for everyone in the room (a shared page part)."""
-        key = (seat, item[0]) if item[0] in ("view", "shared") else None
-        self._submit(delivery.room, (delivery, seat, uid, item, [turn], gen), key)
-
-    def _merge(self, old, new):
-        return new[:4] + (old[4] + new[4], new[5])
-
-    def _run(self, room: int, job) -> None:
-        delivery, seat, uid, item, turns, gen = job
-        try:
-            for t in turns:
-                mark(t)
-            self._send(room, uid, item)
-            for t in turns:
-                mark_done(t)
-        except SlurkAPIError as exc:
-            if exc.status == 422 and seat is not None:  # not online (yet): the room keeps it for their return
-                delivery.bounced(seat, item, gen)
-            else:
-                log.warning("room %s: page update for %s failed: %s", room, seat, exc)
-
-    def _send(self, room: int, uid: Optional[int], item: tuple) -> None:
-        kind = item[0]
-        if kind == "view":
-            self.rest.set_text(room, self.state_element, json.dumps(item[1], sort_keys=True), receiver_id=uid)
-        elif kind == "shared":
-            self.rest.set_text(room, self.shared_element, json.dumps(item[1], sort_keys=True), receiver_id=uid)
-        elif kind == "text":
-            self.rest.set_text(room, item[1], item[2], receiver_id=uid)
-        elif kind == "attr":
-            self.rest.set_attribute(room, item[1], item[2], item[3], receiver_id=uid)
-        else:  # pragma: no cover
-            raise ValueError(kind)
 
 
 def weakly(method: Callable) -> Callable:
@@ -378,7 +83,7 @@ class Delivery:
         # (user, text) of lines the bot showed in a person's name (relayed rooms): Slurk sends each back as theirs
         self.echoes: "collections.Counter[tuple[int, str]]" = collections.Counter()
         self.emitter = Emitter(self.bot, self.room, weakly(self._refused), weakly(self._release_pages))
-        # Seats whose agent is thinking now (kept up to date by the room, `RoomWorker._show_thinking`), and what each
+        # Seats whose agent is thinking now (kept up to date by the room: `show_thinking`), and what each
         # person's last view said about it: views carry `core.thinking` (absent when nobody thinks).
         self.thinking: tuple[str, ...] = ()
         self.shown_thinking: dict[str, tuple[str, ...]] = {}
@@ -520,6 +225,21 @@ class Delivery:
             if w.is_person(seat):
                 self.to_seat(seat, ("msg", text, False, impersonate))
 
+    def show_thinking(self, now: tuple[str, ...], views: Optional[Callable[[], list]], starting: bool = False) -> None:
+        """Keep `core.thinking` of people's views true (`now`: the seats whose agent is thinking). Every view sent
+        carries them; besides, a person's view is re-sent (`views()`: every seat's view; None: the game is not
+        playing, nothing is re-sent) when it shows a seat as thinking that is done, and (`starting`: the thinking
+        pool said that an act is taking long) when it does not show all seats thinking now. Nothing is sent when
+        nothing changed, and a quick agent is never shown thinking at all."""
+        self.thinking = now
+        if views is None:
+            return
+        shown = self.shown_thinking
+        stale = {s for s in self.people.person_seats()
+                 if (set(shown.get(s, ())) != set(now) if starting else set(shown.get(s, ())) - set(now))}
+        if stale:
+            self.deliver([v for v in views() if v.seat in stale])
+
     def say(self, text: str, html: bool = False, receiver_id: Optional[int] = None,
             impersonate: Optional[int] = None) -> None:
         """A chat message to the room (or privately), in order, without waiting for Slurk's acknowledgement.
@@ -531,7 +251,7 @@ class Delivery:
             payload["impersonate"] = int(impersonate)
         self.emitter.send(payload, self.turn)
 
-    def _refused(self, out: _Out, reason: str) -> None:
+    def _refused(self, out: Outgoing, reason: str) -> None:
         """Slurk refused a message (called from the socket thread): keep it if its receiver is just offline."""
         if out.seat is not None and out.item is not None and "not logged in" in reason:
             self.bounced(out.seat, out.item, out.gen)

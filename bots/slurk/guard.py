@@ -38,7 +38,7 @@ from typing import Any, Optional, Protocol
 import socketio
 
 from .lease import InstanceConflict
-from .outbox import backoff
+from .retry import backoff
 from .rest import SlurkAPIError
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ class GuardedBot(Protocol):
     user_id: int
     rest: Any
     lease: Any  # lease.Lease
-    logs: Any  # delivery.LogShipper
+    logs: Any  # shipping.LogShipper
     _stopped: threading.Event  # set when the bot stops
 
     @property

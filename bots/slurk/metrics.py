@@ -131,3 +131,13 @@ class Turn:
                 return
             self._done = True
         self.metrics.record(time.perf_counter() - self.t0, done=True)
+
+
+def mark(turn: Optional[Turn]) -> None:
+    if turn is not None:
+        turn.sent()
+
+
+def mark_done(turn: Optional[Turn]) -> None:
+    if turn is not None:
+        turn.done()

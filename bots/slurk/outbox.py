@@ -10,7 +10,7 @@ left holes in the record. Now:
   they join that thread's group commits and the file keeps a single writer: the rooms' own writes (every input
   is stored before its effects go out) barely notice. The price: an event produced in the last 50 ms before a
   `kill -9` that Slurk had not accepted yet is lost (as it was before; the resumed room re-posts lost
-  `game_start` / `game_input` rows, `rooms.RoomWorker._backfill_logs`).
+  `game_start` / `game_input` rows, `resume.lost_log_events`).
 - Shipping threads post each room's events in order, one request at a time per room, without waiting for the row
   (an event lost with the process before its row is committed was lost either way, and a row written after Slurk
   accepted its event is recognised as shipped, see below). A room's new events wait out `ship_delay` (counted from
@@ -49,59 +49,20 @@ import heapq
 import itertools
 import json
 import logging
-import random
 import threading
 import time
 from typing import Optional
 
 from . import logbatch
-from .outbox_table import Outbox  # noqa: F401 - the runtime opens it from here
+from .outbox_table import Outbox, OutboxEntry, describe
 from .recent import RecentMap
 from .rest import SlurkAPIError
+from .retry import BASE_DELAY, MAX_DELAY, backoff, is_transient
 
 log = logging.getLogger(__name__)
 
-BASE_DELAY = 0.25  # seconds before the first retry; doubles per failed attempt
-MAX_DELAY = 15.0  # the back-off's cap
 STORE_WINDOW = 0.05  # seconds the storing thread lets events gather before it writes them (one statement for all)
 COMMIT_WAIT = 30.0  # the longest wait for a commit of the state database (normally milliseconds)
-
-
-def is_transient(exc: SlurkAPIError) -> bool:
-    """No answer, a timeout (408), too many requests (429) or a server error (5xx): worth trying again."""
-    return exc.status == 0 or exc.status in (408, 429) or exc.status >= 500
-
-
-def backoff(attempts: int, base: float = BASE_DELAY, cap: float = MAX_DELAY) -> float:
-    """The wait before attempt `attempts + 1`: base * 2^(attempts-1), capped, with jitter (50-100 %)."""
-    return min(cap, base * 2 ** max(0, attempts - 1)) * random.uniform(0.5, 1.0)
-
-
-class _Entry:
-    __slots__ = ("oid", "room", "event", "data", "data_json", "receiver_id", "turn", "attempts", "in_doubt",
-                 "leftover", "woken", "failed_at", "queued_at", "alone", "posted_in")
-
-    def __init__(self, oid, room, event, data, data_json, receiver_id, turn=None, leftover=False):
-        self.oid, self.room, self.event, self.data, self.data_json = oid, room, event, data, data_json
-        self.receiver_id, self.turn, self.leftover = receiver_id, turn, leftover
-        self.attempts = 0  # failed attempts while this event headed its room's queue
-        self.in_doubt = leftover  # a leftover may have reached Slurk before the crash (see _find_posted)
-        self.woken = False
-        self.failed_at = 0.0
-        self.queued_at = time.monotonic()
-        self.alone = False  # a batch holding it was too large for Slurk (413): it goes on its own
-        self.posted_in: Optional[tuple] = None  # (log id, members) of a batch row seen holding it (_find_posted)
-
-    def content(self) -> tuple:
-        """(event, data, receiver) as Slurk's log returns them."""
-        return self.event, json.loads(self.data_json), self.receiver_id
-
-
-def _describe(group: list) -> str:
-    if len(group) == 1:
-        return f"log event {group[0].event!r}"
-    names = list(dict.fromkeys(e.event for e in group))
-    return f"{len(group)} log events ({', '.join(map(repr, names[:5]))}{', ...' if len(names) > 5 else ''})"
 
 
 class OutboxShipper:
@@ -124,9 +85,9 @@ class OutboxShipper:
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)  # shipping threads and drain()
         self._store_cond = threading.Condition(self._lock)  # the storing thread
-        self._unstored: list[_Entry] = []  # posted, row not yet queued for the database
+        self._unstored: list[OutboxEntry] = []  # posted, row not yet queued for the database
         self._stopping = threading.Event()
-        self._queues: dict[int, "collections.deque[_Entry]"] = {}
+        self._queues: dict[int, "collections.deque[OutboxEntry]"] = {}
         self._ready: "collections.deque[int]" = collections.deque()  # rooms whose first event may go now
         self._sleeping: list = []  # heap of (due, room): rooms waiting out the ship delay or after a failure
         self._due: dict[int, float] = {}  # room -> its current due time (entries in _sleeping that differ are stale)
@@ -145,7 +106,7 @@ class OutboxShipper:
             with self._cond:
                 for oid, room, event, data_json, receiver_id in outbox.leftover():
                     # in doubt until one of the room's is found not to be in Slurk's log (the rest cannot be)
-                    e = _Entry(oid, int(room), event, json.loads(data_json), data_json, receiver_id, leftover=True)
+                    e = OutboxEntry(oid, int(room), event, json.loads(data_json), data_json, receiver_id, leftover=True)
                     self._enqueue(e)
             if self._leftover:
                 log.info("%d log events left in the outbox by the previous run go out first", self._leftover)
@@ -165,12 +126,12 @@ class OutboxShipper:
         receiver_id = None if receiver_id is None else int(receiver_id)
         with self._lock:
             if self.outbox is not None:
-                e = _Entry(self.outbox.new_id(), room, event, data, data_json, receiver_id, turn)
+                e = OutboxEntry(self.outbox.new_id(), room, event, data, data_json, receiver_id, turn)
                 self._unstored.append(e)
                 self._store_cond.notify()
             else:
                 self._memory_ids += 1
-                e = _Entry(self._memory_ids, room, event, data, data_json, receiver_id, turn)
+                e = OutboxEntry(self._memory_ids, room, event, data, data_json, receiver_id, turn)
             self._enqueue(e)
 
     def _store_loop(self) -> None:
@@ -207,7 +168,7 @@ class OutboxShipper:
                 log.warning("the log outbox could not be written (%s); %d new events are only kept in memory",
                             type(error).__name__, len(batch))
 
-    def _enqueue(self, e: _Entry) -> None:  # holding the lock
+    def _enqueue(self, e: OutboxEntry) -> None:  # holding the lock
         self._queues.setdefault(e.room, collections.deque()).append(e)
         self._count += 1
         self._leftover += e.leftover
@@ -215,7 +176,7 @@ class OutboxShipper:
             self._busy.add(e.room)
             self._schedule(e.room, e)
 
-    def _schedule(self, room: int, head: _Entry) -> None:  # holding the lock
+    def _schedule(self, room: int, head: OutboxEntry) -> None:  # holding the lock
         """The room's next request goes `ship_delay` after its oldest waiting event was queued (at once for a
         leftover or a hurried room): what the room produces meanwhile goes with it."""
         due = 0.0
@@ -401,7 +362,7 @@ class OutboxShipper:
             group.append(e)
         return group
 
-    def _ship(self, room: int, head: _Entry) -> tuple[str, Optional[int], list]:
+    def _ship(self, room: int, head: OutboxEntry) -> tuple[str, Optional[int], list]:
         """One attempt for the room's first event and those that go with it: ("accepted", log id, events),
         ("found", log id, events) (an earlier attempt had posted them), ("dropped", None, events) or
         ("retry", None, [])."""
@@ -414,13 +375,13 @@ class OutboxShipper:
                     log_id, members = found
                     with self._cond:
                         group = self._found(room, head, members)
-                    log.info("room %s: %s had reached Slurk already (log %s)", room, _describe(group), log_id)
+                    log.info("room %s: %s had reached Slurk already (log %s)", room, describe(group), log_id)
                     self._recovered(head)
                     return "found", log_id, group
             with self._cond:
                 group = self._batch(room)
             for e in group:
-                if e.turn is not None:  # the input's turnaround clock (delivery.Turn): its first effect left
+                if e.turn is not None:  # the input's turnaround clock (metrics.Turn): its first effect left
                     e.turn.sent()
             posting = True
             if len(group) == 1:
@@ -433,7 +394,7 @@ class OutboxShipper:
                 if e.turn is not None:
                     e.turn.done()
         except SlurkAPIError as exc:
-            what = _describe(group)
+            what = describe(group)
             if is_transient(exc):
                 head.attempts += 1
                 head.failed_at = time.monotonic()
@@ -457,11 +418,11 @@ class OutboxShipper:
         log_id = row.get("id") if isinstance(row, dict) else None
         return "accepted", (int(log_id) if isinstance(log_id, int) else None), group
 
-    def _recovered(self, e: _Entry) -> None:
+    def _recovered(self, e: OutboxEntry) -> None:
         if e.attempts:
             log.info("room %s: Slurk accepts log events again (after %d failed attempts)", e.room, e.attempts)
 
-    def _found(self, room: int, head: _Entry, members: dict) -> list:  # holding the lock
+    def _found(self, room: int, head: OutboxEntry, members: dict) -> list:  # holding the lock
         """The queue's first events that the row found in Slurk's log holds (by outbox id and content; each in doubt:
         an event never tried, or found not posted, cannot be in it, whatever id an older process gave its rows)."""
         group = []
@@ -471,7 +432,7 @@ class OutboxShipper:
             group.append(e)
         return group or [head]
 
-    def _find_posted(self, e: _Entry) -> Optional[tuple[int, dict]]:
+    def _find_posted(self, e: OutboxEntry) -> Optional[tuple[int, dict]]:
         """(log id, {outbox id: (event, data, receiver)} of the events that row holds) if an earlier attempt posted
         this event, on its own or in a batch (a row of the room, newer than the last one Slurk accepted from us,
         with the same event, receiver and data; in a batch also the same outbox id), else None. A 4xx answer to the

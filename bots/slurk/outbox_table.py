@@ -1,7 +1,8 @@
 """The outbox's tables in the state database (see `outbox.py` for the policy): one row per log event waiting to be
-posted, and per room a watermark of what is out."""
+posted, and per room a watermark of what is out; and `OutboxEntry`, such an event as the shipper holds it."""
 from __future__ import annotations
 
+import json
 import threading
 import time
 from typing import TYPE_CHECKING, Optional
@@ -133,3 +134,33 @@ class Outbox:
             "SELECT COUNT(*) FROM outbox o WHERE server=? AND bot_user=? AND id > COALESCE((SELECT shipped FROM "
             "outbox_rooms r WHERE r.server=o.server AND r.bot_user=o.bot_user AND r.room_id=o.room_id), 0)",
             self.key).fetchone()[0])
+
+
+class OutboxEntry:
+    """A log event waiting in the outbox, as the shipper holds it."""
+
+    __slots__ = ("oid", "room", "event", "data", "data_json", "receiver_id", "turn", "attempts", "in_doubt",
+                 "leftover", "woken", "failed_at", "queued_at", "alone", "posted_in")
+
+    def __init__(self, oid, room, event, data, data_json, receiver_id, turn=None, leftover=False):
+        self.oid, self.room, self.event, self.data, self.data_json = oid, room, event, data, data_json
+        self.receiver_id, self.turn, self.leftover = receiver_id, turn, leftover
+        self.attempts = 0  # failed attempts while this event headed its room's queue
+        self.in_doubt = leftover  # a leftover may have reached Slurk before the crash (see _find_posted)
+        self.woken = False
+        self.failed_at = 0.0
+        self.queued_at = time.monotonic()
+        self.alone = False  # a batch holding it was too large for Slurk (413): it goes on its own
+        self.posted_in: Optional[tuple] = None  # (log id, members) of a batch row seen holding it (_find_posted)
+
+    def content(self) -> tuple:
+        """(event, data, receiver) as Slurk's log returns them."""
+        return self.event, json.loads(self.data_json), self.receiver_id
+
+
+def describe(group: list) -> str:
+    """A group of entries as a log line names them."""
+    if len(group) == 1:
+        return f"log event {group[0].event!r}"
+    names = list(dict.fromkeys(e.event for e in group))
+    return f"{len(group)} log events ({', '.join(map(repr, names[:5]))}{', ...' if len(names) > 5 else ''})"

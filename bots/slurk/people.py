@@ -16,6 +16,7 @@ from tasks.core.wording import plain_name
 
 from .rest import SlurkAPIError
 from .senders import new_seat_key
+from .socket import user_id_of
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,37 @@ class RoomPeople:
             if info["kind"] == "person" and info.get("user_id") is not None:
                 info.setdefault("key", new_seat_key())
         return True
+
+
+class SeatRules:
+    """Who may take a person's seat in a room: not the bot, not an agent user (`not_people`), and only a person
+    whose Slurk token was made for this task, not a person of another study who was put (or announced) into this
+    room. A user's task is looked up once."""
+
+    def __init__(self, rest, room_id: int, task_id: int, not_people: frozenset[int]):
+        self.rest, self.room_id, self.task_id, self.not_people = rest, room_id, task_id, not_people
+        self._allowed: dict[int, bool] = {}  # user -> may take a person's seat here (their token's task is ours)
+
+    def may_sit(self, uid: int) -> bool:
+        if uid in self.not_people:
+            return False
+        if uid not in self._allowed:
+            try:
+                task = self.rest.get_user_task(uid) or {}
+            except SlurkAPIError as exc:
+                log.warning("room %s: cannot read user %s's task: %s", self.room_id, uid, exc)
+                return False  # asked again when they next appear
+            self._allowed[uid] = task.get("id") == self.task_id
+            if not self._allowed[uid]:
+                log.warning("room %s: user %s's token is for task %s, not task %s; they get no seat", self.room_id,
+                            uid, task.get("id"), self.task_id)
+        return self._allowed[uid]
+
+    def present(self) -> list[dict]:
+        """The room's connected users who may hold a person's seat (Slurk's user records): not the bot, not an
+        agent user."""
+        users = self.rest.get_room_users(self.room_id)
+        return [u for u in users if user_id_of(u) is not None and user_id_of(u) not in self.not_people]
 
 
 def bind_agent_users(seats: dict, configured: dict[str, int], rest, room_id: int) -> None:

@@ -31,11 +31,13 @@ from tasks.core.match import Match, SeatInfo, TimerConfig
 from tasks.core.protocol import CancelTimer, Effect, GameOver, Input, Join, Leave, LogEvent, SetTimer
 from tasks.core.wording import seat_label
 
-from .delivery import Delivery, Turn, weakly
+from .delivery import Delivery, weakly
 from .intake import PersonInputs
-from .people import RoomPeople, bind_agent_users, ensure_agent_members
+from .metrics import Turn
+from .people import RoomPeople, SeatRules, bind_agent_users, ensure_agent_members
 from .socket import user_id_of
 from .rest import SlurkAPIError
+from .resume import log_floor, lost_log_events, recall, save_memory
 from .store import RoomRecord
 from .timers import RoomTimers
 
@@ -57,6 +59,7 @@ class RoomWorker:
         self.match: Optional[Match] = None
         self.driver: Optional[MatchDriver] = None
         self.people = RoomPeople()  # who sits where, who is online (people.py)
+        self.seat_rules = SeatRules(bot.rest, self.room_id, bot.task_id, bot.agent_user_ids | {bot.user_id})
         self.synced_gen = -1
         self.seat_map_logged = False
         self.timers = RoomTimers(bot.scheduler, self.room_id)
@@ -70,7 +73,6 @@ class RoomWorker:
         self.meta: dict = {}
         self.closed_at = 0.0
         self._ref: Optional[str] = None  # the ref of the person input being fed (stored with it)
-        self._allowed: dict[int, bool] = {}  # user -> may take a person's seat here (their token's task is ours)
         self._unsaveable: set[str] = set()  # agent seats whose memory could not be saved (warned once)
 
     def __repr__(self) -> str:
@@ -142,28 +144,11 @@ class RoomWorker:
             log.exception("room %s: could not report a failure", self.room_id)
 
     # --- seats --------------------------------------------------------------------------------------------------
-    def _may_sit(self, uid: int) -> bool:
-        """Only a person whose Slurk token was made for this task takes a seat: not the bot, not an agent user, not a
-        person of another study who was put (or announced) into this room. Looked up once per user."""
-        if uid == self.bot.user_id or self.bot.is_agent_user(uid):
-            return False
-        if uid not in self._allowed:
-            try:
-                task = self.bot.rest.get_user_task(uid) or {}
-            except SlurkAPIError as exc:
-                log.warning("room %s: cannot read user %s's task: %s", self.room_id, uid, exc)
-                return False  # asked again when they next appear
-            self._allowed[uid] = task.get("id") == self.bot.task_id
-            if not self._allowed[uid]:
-                log.warning("room %s: user %s's token is for task %s, not task %s; they get no seat", self.room_id,
-                            uid, task.get("id"), self.bot.task_id)
-        return self._allowed[uid]
-
     def _take_seat(self, uid: int, name: str) -> Optional[str]:
         seat = self.people.seat_of(uid)
         if seat is not None:
             return seat
-        if not self._may_sit(uid):
+        if not self.seat_rules.may_sit(uid):
             return None
         seat = self.people.sit(uid, name, self.bot.person_order)
         if seat is None:
@@ -311,7 +296,7 @@ class RoomWorker:
                                "brain": bot.brain_names[seat]}
         bind_agent_users(seats, bot.agent_users, bot.rest, self.room_id)
         meta = {"timers": asdict(bot.config.timers), "completion": asdict(bot.config.completion),
-                "log_floor": self._log_floor()}
+                "log_floor": log_floor(bot.rest, self.room_id)}
         # An instance no other open room plays (Slurk lets anyone read any room's public chat; instances.py).
         seed, options, meta["instance"] = bot.instances.claim(self.room_id, bot.spec, seed,
                                                               dict(bot.config.task_options))
@@ -331,24 +316,10 @@ class RoomWorker:
             if uid is not None and uid != bot.user_id:
                 self._take_seat(uid, user.get("name", "") if isinstance(user, dict) else "")
         self._log_seat_map()
-        for user in sorted(self._online_users(),
+        for user in sorted(self.seat_rules.present(),
                            key=lambda u: (self.people.seat_of(user_id_of(u)) is None, user_id_of(u))):
             if self.state == "attached":
                 self._appeared(user_id_of(user), user.get("name", ""), None)
-
-    def _log_floor(self) -> Optional[int]:
-        """The newest log row of the room before the game: a catch-up never handles what came before it."""
-        try:
-            return max((int(r.get("id") or 0) for r in self.bot.rest.get_logs(room_id=self.room_id)), default=0)
-        except SlurkAPIError as exc:
-            log.warning("room %s: cannot read Slurk's log; no catch-up after a restart: %s", self.room_id, exc)
-            return None
-
-    def _online_users(self) -> list[dict]:
-        """Connected users who may hold a person's seat: not the bot, not an agent user."""
-        users = self.bot.rest.get_room_users(self.room_id)
-        return [u for u in users if user_id_of(u) is not None and user_id_of(u) != self.bot.user_id
-                and not self.bot.is_agent_user(user_id_of(u))]
 
     # --- what the delivery and the intake call back (weakly) ------------------------------------------------------
     def _views(self) -> list:
@@ -386,13 +357,16 @@ class RoomWorker:
         memories = self.bot.store.brain_states(self.room_id)  # seat -> (seq, state) after the agent's last act
         replayed = self.driver.replay([], t0=rec.opened_at)
         self.timers.note(replayed, rec.opened_at)
-        self._recall(memories)
+        recall(self.driver, self.match, memories, self.room_id)
         for inp in rec.inputs:
             effects = self.driver.replay([inp])
             self.timers.note(effects, getattr(inp, "t", 0.0) or time.time())
             replayed += effects
-            self._recall(memories)
-        self._backfill_logs(rec, replayed)
+            recall(self.driver, self.match, memories, self.room_id)
+        missing = lost_log_events(self.bot.rest, self.room_id, rec.seed, replayed)
+        if missing:  # a crash kept them from Slurk: posted now, so that Slurk's log alone still rebuilds the game
+            log.info("room %s: posting %d log events lost before the restart", self.room_id, len(missing))
+            self.delivery.deliver(missing)
         self.state = "attached"
         self.timers.rearm(self.match.pending_timers())
         log.info("room %s: resumed %s after %d inputs", self.room_id, rec.task, len(rec.inputs))
@@ -401,46 +375,12 @@ class RoomWorker:
             return
         # A brain may have been about to answer when the process died: `_handle` lets it think again (`_think`).
 
-    def _recall(self, memories: dict) -> None:
-        """Load each agent's saved memory once the replay reached the point where it was saved (what the agent
-        observed after that point then reaches it by the rest of the replay, as it did live)."""
-        for seat, (seq, state) in list(memories.items()):
-            if self.match.seq < seq:
-                continue
-            del memories[seat]
-            brain = self.driver.brains.get(seat)
-            if brain is None or self.match.seq > seq:
-                continue  # not an agent seat now, or the record ends before the memory (it was never stored)
-            try:
-                brain.restore(state)
-            except Exception as exc:
-                log.warning("room %s: the %s agent's saved memory could not be loaded (%s: %s); it resumes from "
-                            "what it observed", self.room_id, seat, type(exc).__name__, exc)
-
-    def _backfill_logs(self, rec: RoomRecord, replayed: list) -> None:
-        """Post the game_start / game_input logs that a crash kept from reaching Slurk, so that Slurk's logs alone
-        still rebuild the game."""
-        try:
-            logs = self.bot.rest.get_logs(room_id=self.room_id)
-        except SlurkAPIError as exc:
-            log.warning("room %s: cannot check Slurk's logs after the restart: %s", self.room_id, exc)
-            return
-        starts = [i for i, x in enumerate(logs)
-                  if x.get("event") == "game_start" and (x.get("data") or {}).get("seed") == rec.seed]
-        ours = logs[starts[-1]:] if starts else []
-        logged = {(x.get("data") or {}).get("seq") for x in ours if x.get("event") == "game_input"}
-        missing = [e for e in replayed if isinstance(e, LogEvent) and (
-            (e.event == "game_start" and not starts) or (e.event == "game_input" and e.data.get("seq") not in logged))]
-        if missing:
-            log.info("room %s: posting %d log events lost before the restart", self.room_id, len(missing))
-            self.delivery.deliver(missing)
-
     def _resync(self) -> None:
         """After a (re)connect or restart: learn who is online, deliver kept updates, re-send every view."""
         if self.synced_gen == self.bot.gen:
             return
         self.synced_gen = self.bot.gen
-        online = {user_id_of(u): u for u in self._online_users()}
+        online = {user_id_of(u): u for u in self.seat_rules.present()}
         for seat in self.people.person_seats():
             uid = self.people.user_of(seat)
             present = seat in self.match.present
@@ -530,38 +470,12 @@ class RoomWorker:
                 break
         if thought.error is not None and self.state == "attached":
             self.delivery.say(FAILURE_TEXT)  # an agent that crashed: the room says so and keeps going
-        self._save_brain(thought.seat)
-
-    def _save_brain(self, seat: str) -> None:
-        """Keep the agent's memory after its act (with the number of inputs handled so far), so that a restarted
-        bot's agent goes on where it was (`_restore`) instead of greeting again or undoing what was agreed."""
-        brain = self.driver.brains.get(seat) if self.driver is not None else None
-        if brain is None or self.match is None or self.match.over or seat in self.driver.thinking:
-            return
-        try:
-            state = brain.snapshot()
-        except Exception as exc:  # the brain holds something unsaveable: it resumes from its observations only
-            if seat not in self._unsaveable:
-                self._unsaveable.add(seat)
-                log.warning("room %s: the %s agent's memory cannot be saved (%s: %s); after a restart it resumes "
-                            "from what it observed only", self.room_id, seat, type(exc).__name__, exc)
-            return
-        self.bot.store.save_brain(self.room_id, seat, self.match.seq, state)
+        save_memory(self.driver, self.match, self.bot.store, self.room_id, thought.seat, self._unsaveable)
 
     def _show_thinking(self, starting: bool = False) -> None:
-        """Keep `core.thinking` of people's views true. Every view sent carries the seats thinking now; besides, a
-        person's view is re-sent when it shows a seat as thinking that is done, and (`starting`: the thinking pool
-        said that an act is taking long) when it does not show all seats thinking now. Nothing is sent when
-        nothing changed, and a quick agent is never shown thinking at all."""
-        now = tuple(self.thinking_seats())
-        self.delivery.thinking = now
-        if self.state != "attached":
-            return
-        shown = self.delivery.shown_thinking
-        stale = {s for s in self.people.person_seats()
-                 if (set(shown.get(s, ())) != set(now) if starting else set(shown.get(s, ())) - set(now))}
-        if stale:
-            self.delivery.deliver([v for v in self.match.views() if v.seat in stale])
+        """Keep `core.thinking` of people's views true (`Delivery.show_thinking`)."""
+        playing = self.state == "attached"
+        self.delivery.show_thinking(tuple(self.thinking_seats()), self.match.views if playing else None, starting)
 
     # --- closing ------------------------------------------------------------------------------------------------
     def _release(self) -> None:

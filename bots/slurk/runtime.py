@@ -19,11 +19,11 @@ bot.run()            # = start() + wait until stop() or Ctrl-C
 - Open rooms are stored after every input (`store.RoomStore`) and resumed on start (replay, timers re-armed,
   views re-sent, log events lost in a crash re-posted).
 - Effects leave without blocking the room: chat messages through a per-room `Emitter` (one in flight, so order is
-  kept), logs and per-user page updates through shared pools that keep each room's order (`delivery.py`).
+  kept), logs and per-user page updates through shared pools that keep each room's order (`shipping.py`).
 - A finished room is left once its last messages are out: Slurk sends `stop_typing` to every room of a sender, so
   each message of a bot that stayed in all its old rooms would cost more and more.
 - Agent users (`Config.agent_users`, written by `setup` as AGENT_USERS): an agent seat is bound to its own Slurk
-  user (see `rooms.RoomWorker._bind_agent_users`), whose name the seat carries and under whose name (`impersonate`)
+  user (see `people.bind_agent_users`), whose name the seat carries and under whose name (`impersonate`)
   the agent's chat is shown. Agent users never take a person's seat, and their presence is never a Join/Leave.
 - `metrics` records each input's turnaround (event received -> first effect sent / acknowledged) for the bench.
 - One instance per bot user: `start()` takes a lease in the state db (lease.py) and refuses to start
@@ -44,15 +44,16 @@ from typing import Any, Optional
 import socketio
 
 from ..config import Config
-from .delivery import LogShipper, Metrics, PageUpdates
 from .guard import SessionGuard, wait_until_session_free
 from .instances import SHARED_WARNING, OpenInstances, _shared as _shared_instances
 from .lease import InstanceConflict, Lease
+from .metrics import Metrics
 from .outbox import Outbox
 from .recent import RecentMap
 from .socket import InOrderClient, user_id_of
 from .rest import SlurkAPIError, SlurkREST
 from .rooms import RoomWorker
+from .shipping import LogShipper, PageUpdates
 from .store import RoomStore
 from .thinking import ThinkingPool
 from .timers import Scheduler
