@@ -1,7 +1,7 @@
 """`python -m bots serve <task> [--config FILE]`: serve a task on a Slurk server until Ctrl-C (or SIGTERM).
 
 Secrets (the bot token, LLM keys) come from the config file or the environment, never from the command line,
-and are never logged. `<task>` is a task name (`travel`, `gnomes`, ...) or `package.module:SPEC` for a TaskSpec
+and are never logged. `<task>` is a task name (`tasks.available_tasks()`) or `package.module:SPEC` for a TaskSpec
 defined elsewhere. Exit status: 0 after a clean stop, 2 for a configuration, login or connection problem, 3 when
 another instance serves the same bot user (at start: a live lease in the state db, or another connection holding
 the bot user's Slurk session; while running: the session or the lease was taken over), 4 when the connection to
