@@ -1,7 +1,10 @@
 """One room's worker: a thread and a FIFO queue, so a room's events are handled strictly in order while different
 rooms run concurrently (a slow brain in one room never delays another).
 
-The worker maps Slurk events to match inputs and hands the match's effects to `Delivery`. It holds no game rule:
+The worker maps Slurk events to match inputs and hands the match's effects to `Delivery`. Its collaborators know
+nothing of it: `RoomPeople` (who sits where), `Delivery` and `PersonInputs` call it back only through the narrow
+callables it gives them (game over, an update that bounced, an input to feed); the match's timers go to the room's
+`RoomTimers`. It holds no game rule:
 which seat a person takes is the configured seat plan (people take `person_seat_order` seats as they appear, the
 other seats are brains), and everything else is decided by the `Match`.
 
@@ -28,7 +31,7 @@ from tasks.core.codes import CompletionConfig
 from tasks.core.builder import build_match
 from tasks.core.driver import MatchDriver
 from tasks.core.match import Match, SeatInfo, TimerConfig
-from tasks.core.protocol import CancelTimer, Effect, GameOver, Input, Join, Leave, LogEvent, SetTimer
+from tasks.core.protocol import GameOver, Input, Join, Leave, LogEvent
 from tasks.core.wording import seat_label
 
 from .delivery import Delivery, weakly
@@ -63,9 +66,9 @@ class RoomWorker:
         self.synced_gen = -1
         self.seat_map_logged = False
         self.timers = RoomTimers(bot.scheduler, self.room_id)
-        # The delivery calls back weakly: it must not keep a finished room alive (see Delivery).
+        # The delivery calls the worker back weakly: it must not keep a finished room alive (see Delivery).
         self.delivery = Delivery(bot, self.room_id, self.people, parts_of=weakly(self._page_parts),
-                                 on_timer=weakly(self._timer), on_game_over=weakly(self._game_over),
+                                 on_timer=self.timers.apply, on_game_over=weakly(self._game_over),
                                  on_bounce=weakly(self._bounced))
         # people's text and commands (intake.py)
         self.inputs = PersonInputs(bot, self.room_id, self.people, self.delivery, feed=weakly(self._feed),
@@ -171,13 +174,10 @@ class RoomWorker:
             self._restore(data)
         elif kind == "announce":
             self._announce(data or [])
-        elif kind == "joined":
-            if self.state == "new":
+        elif kind in ("joined", "sync"):  # a (re)joined room is attached; a room playing already is re-synced
+            if kind == "joined" and self.state == "new":
                 self._attach(announced=None)
             elif self.state == "attached":
-                self._resync()
-        elif kind == "sync":
-            if self.state == "attached":
                 self._resync()
         elif kind == "keep":
             self.delivery.kept(*data)
@@ -330,12 +330,6 @@ class RoomWorker:
 
     def _page_parts(self, seat: str) -> Optional[tuple]:
         return None if self.match is None else self.match.page_parts(seat)
-
-    def _timer(self, e: Effect) -> None:
-        if isinstance(e, SetTimer):
-            self.timers.set(e)
-        elif isinstance(e, CancelTimer):
-            self.timers.cancel(e.name)
 
     def _bounced(self, seat: str, item: tuple, gen: int) -> None:
         """An update its person's page did not get (any thread): kept or sent again on this room's thread."""

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Callable
 
-from tasks.core.protocol import SetTimer
+from tasks.core.protocol import CancelTimer, SetTimer
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +108,13 @@ class RoomTimers:
         for e in effects:
             if isinstance(e, SetTimer):
                 self.deadlines[e.name] = (e.token, t + e.seconds)
+
+    def apply(self, e) -> None:
+        """A timer effect of the match: SetTimer or CancelTimer."""
+        if isinstance(e, SetTimer):
+            self.set(e)
+        elif isinstance(e, CancelTimer):
+            self.cancel(e.name)
 
     def set(self, e: SetTimer) -> None:
         self.deadlines[e.name] = (e.token, time.time() + e.seconds)
