@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from typing import Any, NamedTuple
 
 import jsonschema
@@ -101,6 +102,7 @@ _PLANS: dict[str, SchemaPlan] = {}
 # The same schema object comes back with every act of a brain: found by identity first (the entry holds the object,
 # so its id cannot be reused while cached), by its JSON text otherwise. A schema is not changed after its first use.
 _BY_ID: dict[int, tuple[dict, SchemaPlan]] = {}
+_PLANS_LOCK = threading.Lock()
 
 
 def schema_plan(schema: dict) -> SchemaPlan:
@@ -109,19 +111,20 @@ def schema_plan(schema: dict) -> SchemaPlan:
     if hit is not None and hit[0] is schema:
         return hit[1]
     key = json.dumps(schema, sort_keys=True)
-    plan = _PLANS.get(key)
-    if plan is None:
-        cls = jsonschema.validators.validator_for(schema)
-        cls.check_schema(schema)
-        note = ("Reply with a single JSON object only, no other text, valid against this JSON Schema: "
-                + json.dumps(schema, separators=(",", ":")))
-        plan = SchemaPlan(cls(schema), answer_budget(schema), server_schema(schema), note)
-        if len(_PLANS) > 256:
-            _PLANS.clear()
-        _PLANS[key] = plan
-    if len(_BY_ID) > 256:
-        _BY_ID.clear()
-    _BY_ID[id(schema)] = (schema, plan)
+    with _PLANS_LOCK:  # games starting together ask for the same schema at once: one of them computes it
+        plan = _PLANS.get(key)
+        if plan is None:
+            cls = jsonschema.validators.validator_for(schema)
+            cls.check_schema(schema)
+            note = ("Reply with a single JSON object only, no other text, valid against this JSON Schema: "
+                    + json.dumps(schema, separators=(",", ":")))
+            plan = SchemaPlan(cls(schema), answer_budget(schema), server_schema(schema), note)
+            if len(_PLANS) > 256:
+                _PLANS.clear()
+            _PLANS[key] = plan
+        if len(_BY_ID) > 256:
+            _BY_ID.clear()
+        _BY_ID[id(schema)] = (schema, plan)
     return plan
 
 
