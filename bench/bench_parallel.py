@@ -49,7 +49,7 @@ def run(port: int, games: int, parallel: int, out: str) -> dict:
     args = [sys.executable, "-m", "bots", *CMD, "--games", str(games), "--out", out, "--parallel", str(parallel)]
     before_server = stats(port, reset=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
+    t0, started = time.perf_counter(), time.monotonic()
     subprocess.run(args, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -59,7 +59,11 @@ def run(port: int, games: int, parallel: int, out: str) -> dict:
         raw = list(csv.DictReader(fh))
     rows = {int(r["index"]): _comparable(r) for r in raw}
     model_s = [sum(seat.get("seconds", 0.0) for seat in json.loads(r["llm"] or "{}").values()) for r in raw]
+    # Start-up: from the process start to its first request; games: from there to the last answer.
+    startup = server["first_at"] - started if server.get("first_at") else 0.0
+    play = server["last_done_at"] - server["first_at"] if server.get("first_at") else wall
     return {"games": games, "parallel": parallel or 1, "wall_s": round(wall, 2), "games_per_s": games / wall,
+            "startup_s": round(startup, 2), "games_s": round(play, 2),
             "client_cpu_s": round(cpu, 2), "client_cpu_share": cpu / wall,
             "game_model_s": sum(model_s) / max(1, len(model_s)),
             "requests": server["requests"] - before_server["requests"], "max_in_flight": server["max_in_flight"],
@@ -169,6 +173,7 @@ def main() -> None:
         r["cpu_per_game_s"] = round(per_game_cpu, 3)
         r["game_cpu_share"] = per_game_cpu / r["game_model_s"] if r["game_model_s"] else 0.0
         r["speedup"] = round(r["games_per_s"] / base, 2)
+        r["games_speedup"] = round(results[0]["games_s"] / r["games_s"] * r["games"] / results[0]["games"], 2)
         r.pop("rows")
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as fh:
@@ -200,15 +205,19 @@ def markdown(results: list[dict], client: dict, args, start_cpu: float, load_bef
         f"{os.cpu_count()} cores, load average {load_before or '?'} before and {load_after or '?'} after "
         "(1, 5, 15 min).",
         "",
-        "| run | games | wall s | games/s | speed-up | most requests in flight | process CPU / wall "
-        "| process CPU ms / request | CPU per game / its model time | same results as serial |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| run | games | wall s | speed-up | start-up s | games s | speed-up of the games | most requests in flight "
+        "| process CPU / wall | process CPU ms / request | CPU per game / its model time | same results as serial |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
-        lines.append(f"| {r['label']} | {r['games']} | {r['wall_s']} | {r['games_per_s']:.3f} | {r['speedup']}× | "
-                     f"{r['max_in_flight']} | {100 * r['client_cpu_share']:.1f}% | {r['cpu_per_request_ms']} | "
+        lines.append(f"| {r['label']} | {r['games']} | {r['wall_s']} | {r['speedup']}× | {r['startup_s']} | "
+                     f"{r['games_s']} | {r['games_speedup']}× | {r['max_in_flight']} | {100 * r['client_cpu_share']:.1f}% | {r['cpu_per_request_ms']} | "
                      f"{100 * r['game_cpu_share']:.1f}% | {r.get('same_results_as_serial', '-')} |")
     lines += [
+        "",
+        "Speed-up: games per second over the serial run's. Start-up: from the process start to its first request "
+        "(interpreter, imports, boards); games s: from the first request to the last answer, and its speed-up per game "
+        "(what the start-up, paid once per run and slower on a loaded machine, leaves out).",
         "",
         f"Process CPU is the bot process's user + system time; the start-up ({start_cpu:.2f} s: interpreter and "
         "imports) is left out of the per-request and per-game columns. A game's model time is the time its seats "

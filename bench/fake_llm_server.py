@@ -12,17 +12,22 @@ from aiohttp import web
 
 
 def make_app(latency: float, answer: str) -> web.Application:
-    count = {"requests": 0, "in_flight": 0, "max_in_flight": 0}
+    # first_at / last_done_at: time.monotonic() (one clock for every process of the machine) of the first request
+    # since the last reset and of the last answer sent, so a bench can tell a run's start-up from its games.
+    count = {"requests": 0, "in_flight": 0, "max_in_flight": 0, "first_at": None, "last_done_at": None}
 
     async def chat(request: web.Request) -> web.Response:
         body = await request.json()
         count["requests"] += 1
+        if count["first_at"] is None:
+            count["first_at"] = time.monotonic()
         count["in_flight"] += 1
         count["max_in_flight"] = max(count["max_in_flight"], count["in_flight"])
         try:
             await asyncio.sleep(latency)
         finally:
             count["in_flight"] -= 1
+            count["last_done_at"] = time.monotonic()
         prompt = sum(len(m.get("content") or "") for m in body.get("messages", []) if isinstance(m.get("content"), str))
         return web.json_response({
             "id": f"chatcmpl-{count['requests']}", "object": "chat.completion", "created": int(time.time()),
@@ -39,6 +44,7 @@ def make_app(latency: float, answer: str) -> web.Application:
         out = dict(count)
         if request.query.get("reset"):
             count["max_in_flight"] = count["in_flight"]
+            count["first_at"] = count["last_done_at"] = None
         return web.json_response(out)
 
     app = web.Application()
