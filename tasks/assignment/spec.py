@@ -30,7 +30,6 @@ SPEC = TaskSpec(
     ),
     renderer="tasks.assignment.render:render_view",
     layout="assignment.json",
-    plugins=("assignment.js", "assignment.css"),
     state_element="assignment-state",
     description=(
         "Two area chairs match 8 reviewers to 8 papers. Each sees part of the affinity table in a private scale; "

@@ -49,7 +49,6 @@ SPEC = TaskSpec(
     ),
     renderer="tasks.asympuzl.render:render_view",
     layout="asympuzl.json",
-    plugins=("asympuzl.js", "asympuzl.css"),
     state_element="asympuzl-state",
     description=(
         "Two players rebuild a hidden row of coloured shapes: A knows the shape at each position, B the colour of "

@@ -1,8 +1,8 @@
 """What a task declares so that every runtime (local, Slurk, replay, setup) can serve it without special cases.
 
-A task folder `tasks/<task>/` provides: `game.py` (a `Game` subclass: `generate(seed, options)` -> instance JSON,
-rules, `view`, `results`, `private_parts`), `brains` (agent factories), `metrics.py` (`summarize`), optionally
-`render.py` (the board as HTML for transcripts), and `spec.py` with `SPEC = TaskSpec(...)` tying them together.
+A task folder `tasks/<task>/` has the shape tasks/README.md describes (`game.py`, `generator.py`, `parse.py`,
+`render.py`, `metrics.py`, `brains/`, ...) and `spec.py` with `SPEC = TaskSpec(...)` tying them together. Its page is
+`layouts/<layout>` with the plugins that layout names (`TaskSpec.plugins` reads them from it).
 """
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import hashlib
 import importlib
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 from .brain import Brain
@@ -17,6 +18,17 @@ from .game import Game
 
 
 CHAT_MODES = ("open", "relay")
+LAYOUTS_DIR = Path(__file__).resolve().parents[2] / "layouts"
+
+
+def layout_plugins(layout: dict) -> tuple[str, ...]:
+    """Our plugin files a Slurk layout names (scripts of every trigger, then `plugins_css`), each once, in order;
+    Slurk's stock plugins (names without .js) and URLs are not ours."""
+    scripts = layout.get("scripts") or {}
+    named = [s for v in scripts.values() for s in ([v] if isinstance(v, str) else v or [])]
+    named += list(layout.get("plugins_css") or [])
+    ours = [s for s in named if isinstance(s, str) and s.endswith((".js", ".css")) and ":" not in s]
+    return tuple(dict.fromkeys(ours))
 
 
 def instance_fingerprint(instance: Any) -> str:
@@ -75,8 +87,7 @@ class TaskSpec:
     condition_keys: tuple[str, ...] = ()
     cli_options: tuple[CliOption, ...] = ()
     renderer: str = ""                          # "module:function" drawing a view as HTML (transcripts)
-    layout: str = ""                            # file name under layouts/
-    plugins: tuple[str, ...] = ()               # file names under plugins/, embedded into the layout
+    layout: str = ""                            # file name under layouts/ (or a path); empty: <name>.json
     state_element: str = ""                     # page element whose text carries the seat's view as JSON
     # With `Game.page_shared`: the element whose text carries the part every seat's page shares (state_element then
     # carries the seat's own part), and the Python twin of the page script's combine(shared, own) -> view(seat)
@@ -111,6 +122,17 @@ class TaskSpec:
     @property
     def seats(self) -> tuple[str, ...]:
         return self.game_class.seats
+
+    @property
+    def plugins(self) -> tuple[str, ...]:
+        """File names under plugins/ that the task's page uses: the ones its layout names (written only there)."""
+        path = Path(self.layout or f"{self.name}.json")
+        if not (path.suffix == ".json" and path.is_file()):
+            path = LAYOUTS_DIR / path
+        try:
+            return layout_plugins(json.loads(path.read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            return ()
 
     def chat_mode(self, options: Optional[dict] = None) -> str:
         """The chat mode a room with these task options uses: option `chat` ("open" / "relay"), else `self.chat`.

@@ -38,7 +38,6 @@ SPEC = TaskSpec(
     ),
     renderer="tasks.dond.render:render_view",
     layout="dond.json",
-    plugins=("dond.js", "dond.css"),
     state_element="dond-state",
     description=(
         "Alice and Bob divide books, hats and balls (5-7 items). Each has private values for the items (0-10 each, "

@@ -28,7 +28,6 @@ SPEC = TaskSpec(
     cli_options=(CliOption("--first", "first", str, "seat that moves first in every round", ("h", "e")),),
     renderer="tasks.gnomes.render:render_view",
     layout="gnomes.json",
-    plugins=("gnomes.js", "gnomes.css"),
     state_element="gnomes-state",
     description="Two players move one token through a maze whose walls differ per side; five rounds, the "
                 "treasure visible to one side each round (Chen, Fried & Topcu, IJCAI-24).",

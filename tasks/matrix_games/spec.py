@@ -37,7 +37,6 @@ SPEC = TaskSpec(
     ),
     renderer="tasks.matrix_games.render:render_view",
     layout="matrix-games.json",
-    plugins=("matrix-games.js", "matrix-games.css"),
     state_element="matrix-games-state",
     description=(
         "Two players, Alice and Bob, play a classic game (prisoner's dilemma, stag hunt, battle of the sexes, "

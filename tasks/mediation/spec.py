@@ -34,7 +34,6 @@ SPEC = TaskSpec(
     ),
     renderer="tasks.mediation.render:render_view",
     layout="mediation.json",
-    plugins=("mediation.js", "mediation.css"),
     state_element="mediation-state",
     description=(
         "An assistant books one flight for each of two users. Each user has a private 3-day calendar (some events "

@@ -38,7 +38,6 @@ SPEC = TaskSpec(
     ),
     renderer="tasks.planning.render:render_view",
     layout="planning.json",
-    plugins=("planning.js", "planning.css"),
     state_element="planning-state",
     description=(
         "A user with private travel preferences and an assistant who sees every site (features, prices, map, a "

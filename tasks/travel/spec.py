@@ -32,7 +32,6 @@ SPEC = TaskSpec(
     ),
     renderer="tasks.travel.render:render_view",
     layout="travel.json",
-    plugins=("travel.js", "travel.css"),
     state_element="travel-state",
     shared_element="travel-shared",
     combine_page=page.combine,
