@@ -11,7 +11,7 @@ one core the client needs), per request after the process start-up, and per game
 time in model calls (each game's client cost: prompt building, parsing, bookkeeping, its moves). Per-game results
 of every parallel run are compared with the serial run's on the seeds they share. The load average before and
 after is recorded: on a loaded machine every wait is longer. Writes bench/results/parallel.json and the table as
-Markdown to docs/figures/bench_parallel.md.
+Markdown to docs/figures/bench_parallel.md (bench/figures.py).
 """
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+
+from bench.figures import FIGURES, command_line, markdown_table, write_figure
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CMD = ["travel", "--boards", "generated", "--agents", "solver,problem-solving", "--quiet"]
@@ -137,8 +139,7 @@ def main() -> None:
     p.add_argument("--games", type=int, default=8, help="games of the serial run (and at least this many per P)")
     p.add_argument("--flights", default="4,8,16,64", help="values of --parallel besides 1")
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "parallel.json"))
-    p.add_argument("--markdown", default=os.path.join(ROOT, "docs", "figures", "bench_parallel.md"),
-                   help="where the Markdown table goes ('' for nowhere)")
+    p.add_argument("--figures", default=str(FIGURES), help="folder of bench_parallel.md ('' for none)")
     args = p.parse_args()
     load_before = loadavg()
     port = free_port()
@@ -180,13 +181,12 @@ def main() -> None:
         json.dump({"latency_s": args.latency, "command": " ".join(CMD), "cores": os.cpu_count(),
                    "startup_cpu_s": round(start_cpu, 2), "loadavg_before": load_before, "loadavg_after": load_after,
                    "runs": results, "client_only": client}, fh, indent=1)
-    text = markdown(results, client, args, start_cpu, load_before, load_after)
-    print(text)
-    if args.markdown:
-        os.makedirs(os.path.dirname(args.markdown), exist_ok=True)
-        with open(args.markdown, "w") as fh:
-            fh.write(text)
-    print(f"written: {args.out}" + (f", {args.markdown}" if args.markdown else ""))
+    table, notes = figure(results, client, args, start_cpu, load_before, load_after)
+    print(table + "\n\n" + "\n\n".join(notes))
+    if args.figures:
+        write_figure("bench_parallel", [table], command_line(module="bench.bench_parallel"), notes,
+                     out_dir=args.figures)
+    print(f"written: {args.out}")
 
 
 def loadavg() -> str:
@@ -198,37 +198,32 @@ def loadavg() -> str:
         return ""
 
 
-def markdown(results: list[dict], client: dict, args, start_cpu: float, load_before: str, load_after: str) -> str:
-    lines = [
-        f"Written by `python -m bench.bench_parallel` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: "
-        f"`{' '.join(CMD)}` against bench/fake_llm_server.py ({args.latency} s per answer, any number at once), "
-        f"{os.cpu_count()} cores, load average {load_before or '?'} before and {load_after or '?'} after "
-        "(1, 5, 15 min).",
-        "",
-        "| run | games | wall s | speed-up | start-up s | games s | speed-up of the games | most requests in flight "
-        "| process CPU / wall | process CPU ms / request | CPU per game / its model time | same results as serial |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in results:
-        lines.append(f"| {r['label']} | {r['games']} | {r['wall_s']} | {r['speedup']}× | {r['startup_s']} | "
-                     f"{r['games_s']} | {r['games_speedup']}× | {r['max_in_flight']} | {100 * r['client_cpu_share']:.1f}% | {r['cpu_per_request_ms']} | "
-                     f"{100 * r['game_cpu_share']:.1f}% | {r.get('same_results_as_serial', '-')} |")
-    lines += [
-        "",
+def figure(results: list[dict], client: dict, args, start_cpu: float, load_before: str, load_after: str,
+           ) -> tuple[str, list[str]]:
+    """The table and its notes, as docs/figures/bench_parallel.md shows them."""
+    header = ["run", "games", "wall s", "speed-up", "start-up s", "games s", "speed-up of the games",
+              "most requests in flight", "process CPU / wall", "process CPU ms / request",
+              "CPU per game / its model time", "same results as serial"]
+    rows = [[r["label"], r["games"], r["wall_s"], f"{r['speedup']}×", r["startup_s"], r["games_s"],
+             f"{r['games_speedup']}×", r["max_in_flight"], f"{100 * r['client_cpu_share']:.1f}%",
+             r["cpu_per_request_ms"], f"{100 * r['game_cpu_share']:.1f}%", r.get("same_results_as_serial", "-")]
+            for r in results]
+    notes = [
+        f"`{' '.join(CMD)}` against bench/fake_llm_server.py ({args.latency} s per answer, any number at once) at "
+        f"{time.strftime('%H:%M UTC', time.gmtime())}; load average {load_before or '?'} before and "
+        f"{load_after or '?'} after (1, 5, 15 min; on a loaded machine every wait is longer).",
         "Speed-up: games per second over the serial run's. Start-up: from the process start to its first request "
-        "(interpreter, imports, boards); games s: from the first request to the last answer, and its speed-up per game "
-        "(what the start-up, paid once per run and slower on a loaded machine, leaves out).",
-        "",
+        "(interpreter, imports, setting up the run); games s: from the first request to the last answer, and its "
+        "speed-up per game (what the start-up, paid once per run and slower on a loaded machine, leaves out).",
         f"Process CPU is the bot process's user + system time; the start-up ({start_cpu:.2f} s: interpreter and "
         "imports) is left out of the per-request and per-game columns. A game's model time is the time its seats "
         "spent in LLM calls (it bounds the game's wall time from below, so its share is an upper bound).",
-        "",
         f"The LLM client alone (bots/llm, no game; {client['in_flight']} threads in flight, {client['requests']} "
         f"requests of a travel-sized prompt in {client['wall_s']} s): {client['cpu_per_request_ms']} ms CPU per "
         f"request, {100 * client['cpu_share']:.1f}% of the wall time.",
-        "",
     ]
-    return "\n".join(lines)
+    return markdown_table(header, rows), notes
+
 
 if __name__ == "__main__":
     main()
