@@ -9,7 +9,7 @@ import pytest
 from tasks.dond.brains import BRAINS
 from tasks.dond.brains.base import DondBrain
 from tasks.dond.brains.people import PEOPLE
-from tasks.dond.metrics import people_rows, person_game
+from tasks.dond.people_games import people_rows, person_game
 from tasks.dond.spec import SPEC
 
 GAMES = 20  # seeded hard cases (L1<=4) per kind, the person in Alice's seat on even seeds, Bob's on odd ones

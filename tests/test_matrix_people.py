@@ -9,7 +9,7 @@ import pytest
 from tasks.matrix_games.brains import BRAINS
 from tasks.matrix_games.brains.base import SeatBrain
 from tasks.matrix_games.brains.people import PEOPLE
-from tasks.matrix_games.metrics import PEOPLE_GAMES, people_rows, person_game
+from tasks.matrix_games.people_games import PEOPLE_GAMES, people_rows, person_game
 from tasks.matrix_games.spec import SPEC
 
 GAMES = len(PEOPLE_GAMES)  # one of each game of the testbed, the person talking first on even seeds

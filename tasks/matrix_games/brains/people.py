@@ -1,6 +1,6 @@
 """Scripted people for `--population`: partners who talk the way people write in chat (lower case, short, typos,
 questions back), not in the agents' templates. Every one of them is also the instrument that measures the agent it
-plays: `report` counts what a person would notice (see `tasks/matrix_games/metrics.py`).
+plays: `report` counts what a person would notice (see `tasks/matrix_games/people_games.py`).
 
 Kinds (all trust the agent: they play their best reply to the move it last said it would play, or their part of
 an agreed pair, else their own wish; in game trees they play the subgame-perfect move):
