@@ -18,11 +18,13 @@ from typing import Optional
 
 from tasks import available_tasks, get_task
 from tasks.core import TaskSpec
-from tasks.core.evaluation import default_out, play_at_terminal, play_conditions, play_one, run_population, threads_for
+from tasks.core.evaluation import (
+    RunRequest, default_out, play_at_terminal, play_conditions, play_one, run_population, threads_for,
+)
 
 
 def build_parser(prog: str = "run_bot.sh", task: Optional[str] = None) -> argparse.ArgumentParser:
-    """The local CLI. A task's own options (`TaskSpec.cli_options`, e.g. travel's --rooms) are added when the task
+    """The local CLI. A task's own options (`TaskSpec.cli_options`, e.g. a board size) are added when the task
     is known (the first argument)."""
     p = argparse.ArgumentParser(prog=prog, description="Play a task locally (no Slurk): one game, many games, or with you in a seat.")
     p.add_argument("task", choices=available_tasks())
@@ -136,20 +138,13 @@ def main(argv: list[str]) -> int:
         raise SystemExit(f"--agents {','.join(agents.values())}: the {needs[0]!r} agent needs an LLM, and none is "
                          "configured (set the llm section or its environment variables); refusing to report the "
                          "symbolic fallback's figures under the LLM's name")
-    if options.get("psp") or options.get("human_instances"):
-        # DialOp tasks: prompted self-play / self-play on the released instances (tasks/dialop/runner.py)
-        from tasks.dialop.runner import main_released
-
-        return main_released(spec, agents, options, llm, args.games if args.games > 1 else None, brain_options,
-                             parallel=args.parallel or threads_for(llm))
-    if spec.name == "matrix-games" and options.get("trials") and not args.play:  # the paper's Tables 5-8 layout
-        from tasks.matrix_games.evaluate import main_paper_table
-        return main_paper_table(spec, agents, options, llm, args.seed, args.out or default_out(spec), brain_options,
-                                parallel=args.parallel or threads_for(llm))
-    if spec.name == "dond" and not args.play and not args.population and (args.games > 1 or options.get("data")):
-        from tasks.dond.evaluate import main_table  # the paper's Tables 9-18 layout: ours, "best", humans
-        return main_table(spec, agents, options, llm, args.games, args.seed, args.out, brain_options,
-                          parallel=args.parallel or threads_for(llm))
+    evaluate = spec.load_evaluator()  # the task's own layout of some runs (a paper's table), if it has one
+    if evaluate:
+        run = RunRequest(agents, options, llm, args.games, args.seed, args.out, brain_options,
+                         parallel=args.parallel or threads_for(llm), play=args.play, population=args.population)
+        code = evaluate(spec, run)
+        if code is not None:
+            return code
     out_dir = args.out or default_out(spec)
     if args.population:
         return run_population(spec, args, options, llm, out_dir, brain_options)

@@ -29,6 +29,7 @@ SPEC = TaskSpec(
         CliOption("--data", "data", str, "path of the released data (data.zip or optimization.jsonl) for --psp"),
     ),
     renderer="tasks.assignment.render:render_view",
+    evaluator="tasks.dialop.runner:evaluate",  # --psp / --human-instances: the released games
     layout="assignment.json",
     state_element="assignment-state",
     description=(

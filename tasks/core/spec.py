@@ -37,6 +37,14 @@ def instance_fingerprint(instance: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
+def _load_function(ref: str) -> Optional[Callable]:
+    """The function a "module:function" reference names; None for ""."""
+    if not ref:
+        return None
+    module, _, fn = ref.partition(":")
+    return getattr(importlib.import_module(module), fn)
+
+
 def _flag(value: Any) -> bool:
     return value is True or str(value).strip().lower() in ("1", "true", "yes", "on")
 
@@ -87,6 +95,9 @@ class TaskSpec:
     condition_keys: tuple[str, ...] = ()
     cli_options: tuple[CliOption, ...] = ()
     renderer: str = ""                          # "module:function" drawing a view as HTML (transcripts)
+    # "module:function"(spec, RunRequest) -> exit code, or None for an ordinary run: a task's own evaluation of
+    # some local runs (a paper's table layout), `tasks.core.evaluation.RunRequest` saying what was asked.
+    evaluator: str = ""
     layout: str = ""                            # file name under layouts/ (or a path); empty: <name>.json
     state_element: str = ""                     # page element whose text carries the seat's view as JSON
     # With `Game.page_shared`: the element whose text carries the part every seat's page shares (state_element then
@@ -183,10 +194,10 @@ class TaskSpec:
         return self.brains[name](seat, seed, llm, options or {})
 
     def load_renderer(self) -> Optional[Callable[[dict], str]]:
-        if not self.renderer:
-            return None
-        module, _, fn = self.renderer.partition(":")
-        return getattr(importlib.import_module(module), fn)
+        return _load_function(self.renderer)
+
+    def load_evaluator(self) -> Optional[Callable[..., Optional[int]]]:
+        return _load_function(self.evaluator)
 
     def condition_of(self, options: dict) -> dict:
         keys = self.condition_keys or tuple(self.grid)

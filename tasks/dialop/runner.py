@@ -76,6 +76,15 @@ def load_games(spec, path: Optional[str]) -> list:
     return list(adapter.load(path))
 
 
+def evaluate(spec, run) -> Optional[int]:
+    """`TaskSpec.evaluator` of the DialOp tasks: `--psp MODE` and `--human-instances [PATH]` runs play the released
+    games (`main_released`); None leaves every other run to the ordinary local evaluation."""
+    if not (run.options.get("psp") or run.options.get("human_instances")):
+        return None
+    return main_released(spec, run.agents, run.options, run.llm, run.games if run.games > 1 else None,
+                         run.brain_options, parallel=run.parallel)
+
+
 def main_released(spec, agents: dict, options: dict, llm, games_limit: Optional[int] = None,
                   brain_options=None, parallel: int = 1) -> int:
     """The CLI of `--psp MODE` / `--human-instances [PATH]`: one table with the agents' row and the humans' row."""

@@ -61,6 +61,15 @@ def game_rows(records, instances) -> list[list]:
     return rows
 
 
+def evaluate(spec, run) -> int | None:
+    """`TaskSpec.evaluator`: `--games N` (N > 1) or `--data` runs of agents print the paper's Tables 9-18 layout
+    (ours, "best", humans); None leaves --play, --population and single games to the ordinary local evaluation."""
+    if run.play or run.population or not (run.games > 1 or run.options.get("data")):
+        return None
+    return main_table(spec, run.agents, run.options, run.llm, run.games, run.seed, run.out, run.brain_options,
+                      parallel=run.parallel)
+
+
 def main_table(spec, agents: dict, options: dict, llm, games: int, seed: int, out_dir: str | None,
                brain_options: dict | None = None, parallel: int = 1) -> int:
     out_dir = out_dir or default_out(spec)

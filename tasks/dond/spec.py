@@ -37,6 +37,7 @@ SPEC = TaskSpec(
                   "(default true)", ("true", "false")),
     ),
     renderer="tasks.dond.render:render_view",
+    evaluator="tasks.dond.evaluate:evaluate",  # --games N / --data: the paper's Tables 9-18 layout
     layout="dond.json",
     state_element="dond-state",
     description=(

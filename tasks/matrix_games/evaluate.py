@@ -8,7 +8,7 @@ import csv
 import os
 import sys
 
-from tasks.core.evaluation import agent_label, format_table, llm_use_table, play_game
+from tasks.core.evaluation import agent_label, default_out, format_table, llm_use_table, play_game
 from tasks.core.parallel import map_games
 
 from .catalogue import TESTBED
@@ -69,6 +69,15 @@ def parse_rounds(value) -> list[int]:
     if not ks or any(not 0 <= k <= 10 for k in ks):
         raise SystemExit("--negotiation takes rounds 0..10, e.g. 0,4")
     return ks
+
+
+def evaluate(spec, run) -> int | None:
+    """`TaskSpec.evaluator`: a `--trials N` run (unless a person takes a seat) prints the paper's Tables 5-8 layout;
+    None leaves every other run to the ordinary local evaluation."""
+    if not run.options.get("trials") or run.play:
+        return None
+    return main_paper_table(spec, run.agents, run.options, run.llm, run.seed, run.out or default_out(spec),
+                            run.brain_options, parallel=run.parallel)
 
 
 def main_paper_table(spec, agents: dict, options: dict, llm, seed: int, out_dir: str,

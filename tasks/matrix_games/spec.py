@@ -36,6 +36,7 @@ SPEC = TaskSpec(
                   "every --negotiation condition"),
     ),
     renderer="tasks.matrix_games.render:render_view",
+    evaluator="tasks.matrix_games.evaluate:evaluate",  # --trials: the paper's Tables 5-8 layout
     layout="matrix-games.json",
     state_element="matrix-games-state",
     description=(

@@ -33,6 +33,7 @@ SPEC = TaskSpec(
         CliOption("--data", "data", str, "path of the released data (data.zip or mediation.jsonl) for --psp"),
     ),
     renderer="tasks.mediation.render:render_view",
+    evaluator="tasks.dialop.runner:evaluate",  # --psp / --human-instances: the released games
     layout="mediation.json",
     state_element="mediation-state",
     description=(

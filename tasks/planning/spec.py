@@ -37,6 +37,7 @@ SPEC = TaskSpec(
                   "(default for released games, reproduces their stored scores)", ("fixed", "original")),
     ),
     renderer="tasks.planning.render:render_view",
+    evaluator="tasks.dialop.runner:evaluate",  # --psp / --human-instances: the released games
     layout="planning.json",
     state_element="planning-state",
     description=(

@@ -172,7 +172,7 @@ def population_agents(spec: TaskSpec, agent: Optional[str]) -> list[tuple[str, d
 
 
 def population_seats(spec: TaskSpec) -> tuple[str, ...]:
-    """The seats the population's people take (one seat, or several: e.g. both travellers of a mediation)."""
+    """The seats the population's people take (one seat, or several: e.g. both parties an agent mediates between)."""
     seat = spec.population[0]
     return (seat,) if isinstance(seat, str) else tuple(seat)
 

@@ -38,7 +38,7 @@ QUIT_WORDS = ("/quit", "/exit")  # the terminal's own: they never reach the game
 
 
 def seat_names(spec: TaskSpec) -> dict[str, str]:
-    named = getattr(spec.game_class, "seat_names", None) or {}  # a game may name its seats for people (gnomes)
+    named = getattr(spec.game_class, "seat_names", None) or {}  # a game may name its seats for people
     return {s: named.get(s) or s.replace("_", " ").title() for s in spec.seats}
 
 
