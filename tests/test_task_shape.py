@@ -42,6 +42,8 @@ def shape_problems(folder: Path, package: str) -> list[str]:
     spec = get_task(folder.name.replace("_", "-"))
     if spec.renderer and not spec.renderer.startswith(f"{package}.render:"):
         problems.append(f"{folder.name}: the renderer {spec.renderer} is not in its render.py")
+    if (folder / "evaluate.py").is_file() and not spec.evaluator.startswith(f"{package}.evaluate:"):
+        problems.append(f"{folder.name}/evaluate.py is not its TaskSpec.evaluator ({spec.evaluator or 'none'})")
     if spec.population:
         if not (folder / "brains" / "people.py").is_file():
             problems.append(f"{folder.name} has scripted people (population) but no brains/people.py")
