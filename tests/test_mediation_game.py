@@ -177,9 +177,10 @@ def test_mediator_asks_about_a_meeting_that_could_change_the_pair():
     m, brains = build_match(SPEC, 2, seats, timers=LOCAL_TIMERS)
     d = MatchDriver(m, brains)
     list(d.open())
-    d.run([Join("user1"), Join("user2"), Chat("user1", "price matters a bit to me")])
-    effects = d.run([Chat("user2", "you choose")])
-    [q] = [e for e in effects if isinstance(e, ChatShown) and e.seat == "assistant" and "how important" in e.text.lower()]
+    effects = d.run([Join("user1"), Join("user2"), Chat("user1", "price matters a bit to me")])
+    effects += d.run([Chat("user2", "you choose")])
+    [q] = [e for e in effects if isinstance(e, ChatShown) and e.seat == "assistant"
+           and "how important is your meeting" in e.text.lower()]
     assert q.to == ("user1",) and "how important is your meeting" in q.text.lower()
     assert m.game.view("user1")["pending"] is not None  # something to click meanwhile
     d.run([Chat("user1", "8")])

@@ -12,18 +12,23 @@ from .model import UserModel, _overlap
 MATTERS = 5
 
 
-def clashes(m: UserModel, i: int) -> list[tuple[int, int, int]]:
-    """Known meetings (start, end, importance) flight i overlaps, most important first (unknown importance: the
-    model's default)."""
+def clashes(m: UserModel, i: int) -> list[tuple[int, int, int, bool]]:
+    """Known meetings (start, end, importance, whether the user said it) flight i overlaps, most important first
+    (a shared meeting the user did not rate counts the model's default)."""
     s, e, _ = m.flights[i]
-    out = [(a, b, imp if imp is not None else m.default_importance) for a, b, imp in m.shared.values()]
-    out += [(a, b, imp) for a, b, imp in m.private + m.vague]
-    return sorted(((a, b, imp) for a, b, imp in out if _overlap((s, e), (a, b))), key=lambda x: -x[2])
+    out = [(a, b, imp if imp is not None else m.default_importance, imp is not None)
+           for a, b, imp in m.shared.values()]
+    out += [(a, b, imp, True) for a, b, imp in m.private + m.vague]
+    return sorted((c for c in out if _overlap((s, e), c[:2])), key=lambda x: -x[2])
+
+
+def _rated(imp: int, told: bool) -> str:
+    return f"importance {imp}" if told else "you didn't say how important"
 
 
 def fits(m: UserModel, i: int) -> bool:
     """The flight breaks no meeting the user said matters (nor a hard one)."""
-    return not any(imp >= MATTERS for _, _, imp in clashes(m, i)) and not m.breaks_hard(i)
+    return not any(imp >= MATTERS for _, _, imp, _ in clashes(m, i)) and not m.breaks_hard(i)
 
 
 def when(a: int, b: int) -> str:
@@ -40,10 +45,10 @@ def flight_facts(m: UserModel, i: int, view_flight: dict) -> str:
     what = f"flight {view_flight['id']} (${view_flight['price']}, {view_flight['when']}), which"
     if not hit:
         return f"{what} misses every meeting you told me about"
-    a, b, imp = hit[0]
+    a, b, imp, told = hit[0]
     if imp < MATTERS:
-        return f"{what} misses the meetings that matter to you (it only overlaps {when(a, b)}, importance {imp})"
-    return f"{what} overlaps your {when(a, b)} (importance {imp})"
+        return f"{what} misses the meetings that matter to you (it only overlaps {when(a, b)}, {_rated(imp, told)})"
+    return f"{what} overlaps your {when(a, b)} ({_rated(imp, told)})"
 
 
 def apart(hours: int) -> str:
@@ -55,8 +60,8 @@ def pitch(m: UserModel, i: int, f: dict) -> str:
     head = f"How about flight {f['id']} for you ({f['carrier']}, ${f['price']}, {f['when']})?"
     if fits(m, i):
         return head + " It fits what you told me. Please accept or reject it on your page."
-    a, b, imp = clashes(m, i)[0]
-    return (head + f" It overlaps your {when(a, b)} (importance {imp}): nothing better fits you both, sorry. "
+    a, b, imp, told = clashes(m, i)[0]
+    return (head + f" It overlaps your {when(a, b)} ({_rated(imp, told)}): nothing better fits you both, sorry. "
             "Please accept or reject it on your page.")
 
 
@@ -73,6 +78,14 @@ def explain(models: list[UserModel], k: int, pair, flights: list[dict]) -> str:
     gap = abs(m.flights[cheap][1] - friend) // 60
     return (out + f" The cheapest is {flight_facts(m, cheap, flights[cheap])} and lands {apart(gap)}; tell me if "
             "you'd rather have it.")
+
+
+def instead(m: UserModel, old: int, new: int) -> str:
+    """Why a new flight replaces the one a user asked about (their question answered by the new proposal)."""
+    saved = m.flights[old][2] - m.flights[new][2]
+    if saved > 0:
+        return f"Yes: flight {new + 1} is ${saved} cheaper than flight {old + 1}."
+    return f"Flight {new + 1} suits what you told me better than flight {old + 1}."
 
 
 def before_proposal(question: str) -> Optional[str]:

@@ -4,8 +4,10 @@ It asks each user, once and briefly, about what it cannot see (private events, h
 price, arriving together), reads the answers in plain English (typos and lower case are fine), proposes the best
 pair under what it knows as soon as both users answered (or said "you choose"), and after a reject learns from the
 reason and proposes the next best pair. It answers questions and new facts, never acknowledgements, so it never
-spams, and it never stalls: without answers it proposes on its defaults once both users have spoken or been asked
-twice. Under a word budget (prompted self-play) it keeps its lines short and proposes once the budget runs low.
+spams, and it never stalls: once one user has told what matters it proposes, on defaults for a user still silent
+(whose words, when they come, revise the pair). Questions about a proposal get its reasons (tasks/core/discipline.py:
+no line twice, every question answered, "fits what you told me" only when it does). Under a word budget (prompted
+self-play) it keeps its lines short and proposes once the budget runs low.
 """
 from __future__ import annotations
 
@@ -29,7 +31,6 @@ ASK_SHORT = "Hi! Which meetings must your flight avoid (day, time, importance)? 
 AGAIN = ("Sorry about that! If a meeting, the price or the arrival time bothers you, tell me and I'll adjust.",
          "Here's another option. Tell me what didn't work, if you like.", "Another try below.")
 FOLLOW = (" By the way, how important is your meeting {when}, 1 to 10? If it matters, I'll change the flight.")
-NUDGE = "Are you there? If any meetings matter to you, tell me; otherwise I'll pick a flight for you."
 NOTED = ["Thanks, noted!", "Got it, thanks.", "Thanks, that helps.", "Noted."]
 
 
@@ -56,7 +57,6 @@ class MediatorBrain(Brain):
         self.proposed = 0
         self.early: list[tuple[str, str]] = []     # lines heard before the page arrived
         self.d = {u: Discipline() for u in USERS}  # per user: no line twice, no waiting on a question, answers
-        self.wrote = {u: False for u in USERS}     # the user wrote anything (never "Are you there?" then)
 
     # --- observing ----------------------------------------------------------------------------------------------
     def observe(self, effect) -> None:
@@ -73,7 +73,6 @@ class MediatorBrain(Brain):
                 self.history.append(self.last_pair)
         elif isinstance(effect, ChatShown):
             if effect.seat in USERS:
-                self.wrote[effect.seat] = True
                 if self.models is None:
                     self.early.append((effect.seat, effect.text))
                 else:
@@ -169,8 +168,12 @@ class MediatorBrain(Brain):
             moves.append(Chat(self.seat, text, turn=not moves, to=(u,)))
 
         pending = v.get("pending")
+        # ready once each user told something or was asked; a user who is still silent while the other has told
+        # what matters gets a flight on the defaults (their words, when they come, revise it): never "are you
+        # there?" to someone who may be typing, never the other user kept waiting
         ready = all(m.heard or self.asked[u] >= 2 or (self.asked[u] and self.spoke[u])
-                    for u, m in zip(USERS, self.models))
+                    for u, m in zip(USERS, self.models)) or \
+            (any(m.heard for m in self.models) and all(self.asked.values()))
         if v.get("final") or (tight and budget is not None and budget < 40):
             ready = True
         if pending is None and self.reject_from is not None and not self.news[self.reject_from] and not tight:
@@ -179,9 +182,6 @@ class MediatorBrain(Brain):
             if not self.asked[u] and not (m.heard and ready):
                 say(u, ASK_SHORT if tight else ASK)  # counted in `asked` once the line is shown
         if not ready:
-            for u, m in zip(USERS, self.models):
-                if self.asked[u] == 1 and not self.wrote[u] and any(o.heard for o in self.models if o is not m):
-                    say(u, NUDGE)  # a silent user: one reminder, then the pair is chosen on what is known
             for u in USERS:
                 if self.d[u].owed():
                     say(u, answers.before_proposal(self.d[u].owed()[0]))
@@ -210,6 +210,8 @@ class MediatorBrain(Brain):
                 f = v["users"][k]["flights"][(i, j)[k]]
                 ask = "" if tight or v.get("final") else self._follow_up(v, k, (i, j)[k])
                 text = answers.pitch(self.models[k], (i, j)[k], f) + ask
+                if owed[u] and self.last_pair is not None and self.last_pair[k] != (i, j)[k]:
+                    text = answers.instead(self.models[k], self.last_pair[k], (i, j)[k]) + " " + text
                 if not self.d[u].fresh(text):  # the same flight again: say why, if they asked, else nothing new
                     text = answers.explain(self.models, k, (i, j), v["users"][k]["flights"]) if owed[u] else ""
                 say(u, text)

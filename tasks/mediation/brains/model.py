@@ -78,7 +78,8 @@ class UserModel:
             self.price = rd.price
         low = text.lower()
         if any(w in low for w in ("rest", "other", "everything else", "all else")) and \
-                any(w in low for w in ("not important", "low", "unimportant", "can skip", "don't matter", "under")):
+                any(w in low for w in ("not important", "low", "unimportant", "can skip", "don't matter", "dont matter",
+                                     "doesn't matter", "doesnt matter", "not that important", "unimportant", "under")):
             self.default_importance = 2
             new = True
         self.heard = self.heard or new or rd.defer

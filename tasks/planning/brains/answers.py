@@ -107,15 +107,24 @@ def answer(text: str, belief, slots: Optional[list], exclude: set) -> str:
         return "i'll put a plan together from what you told me, one moment."
     parts = []
     idx = named_stop(text, belief, slots)
-    if idx is not None or WHY.search(text):
-        parts.append(why_stop(belief, idx if idx is not None else slots[0], slots))
+    if idx is not None:
+        parts.append(why_stop(belief, idx, slots))
     if CHEAPER.search(text):
         parts.append(cheaper(belief, slots, exclude))
-    if not parts:
-        pros = [p for s in slots for p in site_terms(belief, s)[0]]
-        parts.append(f"this plan costs about ${price(belief, slots)} and gives you "
-                     f"{_join(list(dict.fromkeys(pros))[:3]) if pros else 'short trips between stops'}.")
+    if idx is None and (WHY.search(text) or not parts):
+        parts.insert(0, why_plan(belief, slots))
     return " ".join(parts)
+
+
+def why_plan(belief, slots: list) -> str:
+    """The whole plan's case: what its stops give and cost against what the traveller said, its price and travel."""
+    pros = list(dict.fromkeys(p for s in slots for p in site_terms(belief, s)[0]))
+    cons = list(dict.fromkeys(c for s in slots for c in site_terms(belief, s)[1]))
+    miles = sum(d for d in belief.explain(slots)["legs"] if d is not None)
+    out = f"this plan gives you {_join(pros[:4])}" if pros else "this plan mostly keeps the trip short and simple"
+    if cons:
+        out += f"; the trade-off is {_join(cons[:2])}"
+    return out + f". about ${price(belief, slots)} in all and {miles:.1f} miles of travel."
 
 
 

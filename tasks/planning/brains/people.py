@@ -139,6 +139,11 @@ class Deferrer(Person):
             self.inbox = []
             self.deferred += 1
             return [self.say(self.rng.choice(DEFER))]
+        if self.deferred == 1 and any("?" in t for t in self.inbox):
+            # asked again, differently: now it says what matters (before it looks at any plan)
+            self.deferred += 1
+            self.inbox = []
+            return [self._say(self._tell(3))]
         return SimUserBrain.act(self)
 
 

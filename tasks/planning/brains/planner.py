@@ -39,7 +39,8 @@ MORE = ("anything else i should know?", "is there anything else that matters to 
         "one last thing: anything else i should keep in mind?")
 REASON = ("what should i change?", "what didn't work for you there?", "tell me what bothers you and i'll fix it.")
 OPENERS = ("got it. ", "thanks! ", "ok, noted. ", "great. ", "")
-ASK_AGAIN = ("happy to pick! so i pick well, what matters most to you: good food, sights, a low price or short trips?")
+ASK_AGAIN = "here's a first plan, and so i can pick better: what matters most to you: good food, sights, a low price " \
+    "or short trips?"
 HELLO = ("sure, happy to help!", "of course!", "sure!")
 # a first message with this many wishes is all the person meant to say (people who paste their whole list and then
 # wait): propose at once instead of asking on
@@ -170,11 +171,10 @@ class PlannerBrain(Brain):
             # a bare Reject: the next plan now (the person may never type a reason), asking what to change beside it
             return self._propose(rejected, ask=self.d.pick(*REASON))
         if deferred and not self.reasked and len(self.belief.heard) < 3 and not short and left is None:
-            # "you pick" with little known: one more question, put differently, then a plan whatever comes back
+            # "you pick" with little known: a plan to click (the person may say no more) and one more question, put
+            # differently; what comes back revises the plan
             self.reasked, self.enough = True, False
-            line = self.d.pick(ASK_AGAIN)
-            if line:
-                return said + [self.say(line)]
+            return said + self._propose(rejected, ask=self.d.pick(ASK_AGAIN), first=not said)
         rich = self.rounds == 0 and new_keys >= RICH
         if fresh_reject or self.revise or self.enough or short or rich or self.rounds >= MAX_QUESTION_ROUNDS or \
                 (self.rounds >= 1 and lines and new_keys == 0) or not self.d.may_ask():
