@@ -1,7 +1,8 @@
 """The discipline's readers on people's phrasings (tests/data/people/<task>/): questions, deferrals ("you pick") and,
 for planning, a budget said as a number. `corpus.jsonl` was written together with the readers; `heldout.jsonl` was
 written before them from the released dialogues' style and measured once before any fix (planning: questions 20/20,
-deferrals 1/5, budgets 3/4; mediation: questions 17/18, deferrals 2/4); the misses were fixed afterwards."""
+deferrals 1/5, budgets 3/4; mediation: questions 17/18, deferrals 2/4); the misses were fixed afterwards and both
+batches now read entirely right (a plan's price said back, "still $85!", is no budget)."""
 import json
 from pathlib import Path
 

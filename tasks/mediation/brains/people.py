@@ -22,7 +22,7 @@ from tasks.core import Chat, Command
 from tasks.core.discipline import Waiting
 
 from .. import generator as gen
-from .simuser import SimUserBrain, typo
+from .simuser import SimUserBrain, _clock, typo
 
 WHY = ["why this one? is there anything cheaper?", "why this flight?", "y this one", "is there anything cheaper?",
        "hmm why that one, does it clash with anything"]
@@ -104,11 +104,6 @@ class Asker(Person):
         if p is not None and not self.inbox:
             return []  # the answer first, then the verdict
         return SimUserBrain.act(self)
-
-
-def _clock(d: datetime) -> str:
-    h = d.hour % 12 or 12
-    return f"{h}{'' if d.minute == 0 else f':{d.minute:02d}'}{'am' if d.hour < 12 else 'pm'}"
 
 
 class Must(Person):

@@ -213,6 +213,8 @@ def read(text: str, sites: list) -> list[Mention]:
                       r"spend|spending|up to|limit)\D{0,12}?(\d{2,4})", c)
         # "a place 25 or below": a price cap said without a dollar sign
         m = m or re.search(r"()()()(?<![\d.])(\d{2,4})\s+(?:or (?:below|less|under|cheaper)|and under)\b", c)
+        if m and re.match(r"\s*(still|that'?s|thats|it'?s|its|costs?)\s+(about\s+)?\$?\d", c):
+            m = None  # "still $85!", "that's $110": the price of a plan, not a budget
         if m or re.search(r"\b(budget|cheap|expensive|pricey|afford)\b", c):
             b = next((int(g) for g in (m.group(1), m.group(2), m.group(4)) if g), None) if m else None
             if b is None and re.search(r"\b(tight|cheap|low|small|limited|too expensive|too pricey)\b", c):
