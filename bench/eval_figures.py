@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import shlex
 import subprocess
 import sys
@@ -53,13 +54,56 @@ FIGURES = {
         "The released test split's 51 hard cases (L1 <= 4) with an envy-free split; the rows that are not ours (the "
         "best split, the people of the data file, the paper's Table 9) are the same in every run and shown once."),
 }
+# DialOp: generated instances (CSV), the released ones and prompted self-play (the printed table: an agents' row and
+# the humans' row, kept from the first run that prints it).
+PRINTED = "(printed)"
+DIALOP = {
+    "assignment": ([("new (hard), optimizer, optimizer", ["--games", "100", "--turns", "alternate"]),
+                    ("new, optimizer, simuser (plain English)", ["--games", "100", "--agents", "optimizer,simuser"])],
+                   "optimizer,optimizer"),
+    "planning": ([("generated, own catalogue", ["--games", "100"]),
+                  ("generated, --turns alternate", ["--games", "100", "--turns", "alternate"]),
+                  ("generated, --catalogue released", ["--games", "100", "--catalogue", "released"]),
+                  ("generated, --prefs paper", ["--games", "100", "--prefs", "paper"])], "simuser,planner"),
+    "mediation": ([("new instances, rules fixed", ["--games", "200"]),
+                   ("new instances, rules original", ["--games", "200", "--rules", "original"])],
+                  "simuser,simuser,mediator"),
+}
+for _task, (_generated, _agents) in DIALOP.items():
+    FIGURES[f"eval_{_task}_generated"] = ("conditions.csv", [(label, [_task, *args]) for label, args in _generated],
+                                          "Normalised reward; games without agreement count 0.")
+    FIGURES[f"eval_{_task}_released"] = (PRINTED, [(None, [_task, "--human-instances", "default"])] + [
+        (None, [_task, "--psp", mode]) for mode in ("50", "75", "proposal")],
+        "The released instances (self-play from the start) and prompted self-play (PSP: the human dialogue replayed "
+        "up to the cut, then the agents); the humans' row is the released file's own dialogues.")
+
 # Rows every run of a figure repeats (the same instances' best split, the people): kept from the first run only.
 OURS = "ours:"
 
 
+def printed_table(text: str) -> tuple[list[str], list[list[str]]]:
+    """The last table a run printed (format_table: a header, a line of dashes, rows), cut at the dashes' columns."""
+    lines = text.splitlines()
+    at = max(i for i, line in enumerate(lines) if line.strip() and set(line.strip()) <= {"-", " "} and i > 0)
+    spans = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[at])]
+
+    def cut(line: str) -> list[str]:
+        return [line[a:(spans[k + 1][0] if k + 1 < len(spans) else None)].strip() for k, (a, _) in enumerate(spans)]
+
+    rows = []
+    for line in lines[at + 1:]:
+        if not line.strip():
+            break
+        rows.append(cut(line))
+    return cut(lines[at - 1]), rows
+
+
 def play(args: list[str], out: Path, csv_name: str) -> tuple[list[str], list[list[str]]]:
-    subprocess.run([sys.executable, "-m", "bots", *args, "--out", str(out), "--quiet"], check=True,
-                   stdout=subprocess.DEVNULL)
+    """Play one run; its table from the CSV it writes, or (csv_name PRINTED) from the table it prints."""
+    run = subprocess.run([sys.executable, "-m", "bots", *args, "--out", str(out), "--quiet"], check=True,
+                         stdout=subprocess.PIPE, text=True)
+    if csv_name == PRINTED:
+        return printed_table(run.stdout)
     with open(out / csv_name, newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
     return rows[0], rows[1:]
@@ -74,9 +118,12 @@ def make(name: str) -> Path:
             header = (["run"] if label else []) + head
             if i and any(row[0].startswith(OURS) for row in rows):
                 rows = [row for row in rows if row[0].startswith(OURS)]
+            if i and csv_name == PRINTED:
+                rows = [row for row in rows if row[0] != "humans"]
             table += [([label] if label else []) + row for row in rows]
             commands.append("./run_bot.sh " + " ".join(shlex.quote(a) for a in args))
-    table.sort(key=lambda row: not row[0].startswith(OURS))  # ours first, in run order (a stable sort)
+    # ours first and the humans last, in run order otherwise (a stable sort)
+    table.sort(key=lambda row: (row[0].startswith("humans"), not row[0].startswith(OURS) and csv_name != PRINTED))
     command = commands[0] if len(commands) == 1 else "python -m bench.eval_figures --only " + name
     runs_note = "" if len(commands) == 1 else "Runs: " + "; ".join(f"`{c}`" for c in commands) + "."
     return write_figure(name, [markdown_table(header, table)], command, [note, runs_note])
