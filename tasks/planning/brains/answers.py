@@ -25,12 +25,15 @@ def _feature_name(p: dict, site: dict) -> str:
         return {"cuisine": f"{val} food", "ambience": f"a {val} feel", "alcohol type": f"{val}"}[key]
     if key == "rating":
         return f"a {site['features'].get('rating')} star rating"
-    good = p.get("good") or []
-    wanted = bool(good and good[0] is True)
     has = site["features"].get(key)
     if key == "touristy":
         return "a touristy spot" if has else "off the tourist track"
-    return key if has == wanted or has else f"no {key}"
+    noun = NOUNS.get(key, key)
+    return noun if has else f"no {noun}"
+
+
+NOUNS = {"viewpoint": "a view", "has wifi": "wifi", "has parking": "parking", "has takeout": "takeout",
+         "accepts reservations": "reservations", "open late": "late opening", "outdoor seating": "outdoor seating"}
 
 
 def site_terms(belief, idx: int) -> tuple[list[str], list[str]]:
@@ -112,11 +115,11 @@ def answer(text: str, belief, slots: Optional[list], exclude: set) -> str:
     if CHEAPER.search(text):
         parts.append(cheaper(belief, slots, exclude))
     if idx is None and (WHY.search(text) or not parts):
-        parts.insert(0, why_plan(belief, slots))
+        parts.insert(0, why_plan(belief, slots, priced=not parts))  # the cheaper answer says the price itself
     return " ".join(parts)
 
 
-def why_plan(belief, slots: list) -> str:
+def why_plan(belief, slots: list, priced: bool = True) -> str:
     """The whole plan's case: what its stops give and cost against what the traveller said, its price and travel."""
     pros = list(dict.fromkeys(p for s in slots for p in site_terms(belief, s)[0]))
     cons = list(dict.fromkeys(c for s in slots for c in site_terms(belief, s)[1]))
@@ -124,7 +127,8 @@ def why_plan(belief, slots: list) -> str:
     out = f"this plan gives you {_join(pros[:4])}" if pros else "this plan mostly keeps the trip short and simple"
     if cons:
         out += f"; the trade-off is {_join(cons[:2])}"
-    return out + f". about ${price(belief, slots)} in all and {miles:.1f} miles of travel."
+    return out + (f". about ${price(belief, slots)} in all and {miles:.1f} miles of travel." if priced else
+                  f", with {miles:.1f} miles of travel.")
 
 
 
