@@ -16,6 +16,7 @@ nothing to click; the discipline audit counts them.
 from __future__ import annotations
 
 import random
+import re
 
 from tasks.core.discipline import Waiting
 
@@ -26,6 +27,8 @@ CHEAPER = ["is there anything cheaper?", "how much is that all together?", "any 
 DEFER = ["you pick", "whatever works", "idk, you choose", "up to you really"]
 STILL = ["still ${p}! my budget is ${b}", "thats ${p}, too much. i can't go over ${b}", "${p} is over my ${b} limit"]
 HARD = ["my budget is ${b} total, i can't go over that", "we have ${b} for the whole day, no more"]
+# a question about what matters ("what matters most to you?", "any food wishes?"), not a plan's "how about X?"
+ASKS = re.compile(r"\b(what|which|any|anything|tell me)\b[^?]*\?")
 PLAIN_OPENERS = ["hi, can you plan a day out for me?", "hello! i need a plan for tomorrow", "hey, help me plan a day?"]
 
 
@@ -139,7 +142,7 @@ class Deferrer(Person):
             self.inbox = []
             self.deferred += 1
             return [self.say(self.rng.choice(DEFER))]
-        if self.deferred == 1 and any("?" in t for t in self.inbox):
+        if self.deferred == 1 and any(ASKS.search(t) for t in self.inbox):
             # asked again, differently: now it says what matters (before it looks at any plan)
             self.deferred += 1
             self.inbox = []
