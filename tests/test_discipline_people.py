@@ -12,6 +12,7 @@ from tasks import get_task
 from tasks.core.discipline import audit_log
 
 SEEDS = (0, 1, 2)
+MUST_SEEDS = 20
 TASKS = {"planning": get_task("planning"), "mediation": get_task("mediation")}
 _games: dict = {}
 
@@ -46,3 +47,33 @@ def test_quality_of_every_kind_is_close_to_the_cooperative_kind(task, kind, tmp_
     base = statistics.fmean(r["normalized_score"] for r, _ in games(task, "person-cooperative", tmp_path_factory))
     assert mean >= base - 0.05, (kind, round(mean, 3), round(base, 3))
 
+
+
+def test_a_meeting_a_person_must_keep_is_kept_and_fits_is_said_only_when_true(tmp_path):
+    """person-must names its most important meeting as one it can't miss: the mediator proposes no flight that breaks
+    it while the person has one that does not, and calls a flight fitting only when it keeps that meeting (the
+    agent before issue 30 broke one in seed 3 of these 20)."""
+    import json
+
+    spec = TASKS["mediation"]
+    agents = dict(population_agents(spec, None))["person-must"]
+    for seed in range(MUST_SEEDS):
+        log = tmp_path / f"must-{seed}.jsonl"
+        play_game(spec, seed, agents, log_path=str(log))
+        users = spec.generate(seed, {})["users"]
+        pitched: dict = {}
+        for row in map(json.loads, log.read_text().splitlines()):
+            inp = (row.get("data") or {}).get("input") or {}
+            if row.get("event") != "game_input" or inp.get("seat") != "assistant":
+                continue
+            if inp.get("type") == "Chat" and "How about flight" in inp["text"]:
+                pitched[inp["to"][0]] = "fits what you told me" in inp["text"]
+            elif inp.get("type") == "Command" and inp["name"] == "propose":
+                for k, seat in enumerate(("user1", "user2")):
+                    u = users[k]
+                    must = max(u["calendar"], key=lambda e: (e["importance"], e["start"]))
+                    f = u["flights"][int(inp["args"][k]) - 1]
+                    breaks = f["start"] < must["end"] and must["start"] < f["end"]
+                    if any(not (g["start"] < must["end"] and must["start"] < g["end"]) for g in u["flights"]):
+                        assert not breaks, (seed, seat, f, must)
+                    assert not (breaks and pitched.get(seat)), (seed, seat, "called fitting", f, must)
