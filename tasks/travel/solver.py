@@ -21,11 +21,12 @@ import time
 import warnings
 from dataclasses import asdict, dataclass
 from operator import add
-from typing import Mapping, Optional, Sequence, Union
-
-import networkx as nx
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence, Union
 
 from .board import ROOM_NAMES, Board, edge, is_valid_tour
+
+if TYPE_CHECKING:  # networkx is imported where a graph is built: it is a third of every run's start-up time
+    import networkx as nx
 
 NEG = float("-inf")
 DP_MAX_ROOMS = 15  # auto uses dp up to this many rooms in the open subproblem (start + free rooms)
@@ -58,6 +59,8 @@ class SolveInfo:
 def board_graph(board: Board, seat: Optional[str] = None) -> nx.Graph:
     """The board as a complete networkx graph. `weight` is the joint coins (or `seat`'s coins if given); every
     seat's own coins are also stored under the seat name, and each node carries its room description."""
+    import networkx as nx
+
     g = nx.Graph(start=board.start, name=board.name)
     for r in board.rooms:
         g.add_node(r, description=ROOM_NAMES.get(r, r))
