@@ -77,3 +77,31 @@ def test_a_meeting_a_person_must_keep_is_kept_and_fits_is_said_only_when_true(tm
                     if any(not (g["start"] < must["end"] and must["start"] < g["end"]) for g in u["flights"]):
                         assert not breaks, (seed, seat, f, must)
                     assert not (breaks and pitched.get(seat)), (seed, seat, "called fitting", f, must)
+
+
+def test_a_stated_budget_binds_the_next_plans(tmp_path):
+    """person-budget says its budget as a limit and rejects every plan over it ("still $85! my budget is $30"): each
+    plan after that keeps within it, unless the planner has said no plan fits or named a place the person asked for
+    that the budget leaves out (then the person chose)."""
+    import json
+
+    spec = TASKS["planning"]
+    agents = dict(population_agents(spec, None))["person-budget"]
+    for seed in range(10):
+        log = tmp_path / f"budget-{seed}.jsonl"
+        play_game(spec, seed, agents, log_path=str(log))
+        inst = spec.generate(seed, {})
+        budget = next((p["budget"] for p in inst["prefs"] if p["kind"] == "budget"), None)
+        if budget is None:
+            continue
+        price = {s["name"]: s["price"] for s in inst["sites"]}
+        excused = False
+        for row in map(json.loads, log.read_text().splitlines()):
+            inp = (row.get("data") or {}).get("input") or {}
+            if row.get("event") != "game_input" or inp.get("seat") != "assistant":
+                continue
+            if inp.get("type") == "Chat":
+                excused |= "nothing fits" in inp["text"] or "can't fit your" in inp["text"]
+            elif inp.get("name") == "propose":
+                total = sum(price[n.strip()] for n in inp["args"][0].split(","))
+                assert total <= budget or excused, (seed, inp["args"], total, budget)

@@ -201,7 +201,10 @@ class PlannerBrain(Brain):
         for m in mentions:
             if m.kind != "budget" or m.budget is None or m.neutral:
                 continue
-            said = next((c for c in language.clauses(text) if str(m.budget) in c), text.lower())
+            # the sentence that says it ("we have $40 for the whole day, no more"), not the whole message (a
+            # "would be nice" elsewhere in it says nothing about the budget)
+            said = next((c for c in re.split(r"(?<!\d)[.!?;\n]+|[.!?;\n]+(?!\d)", text.lower()) if str(m.budget) in c),
+                        text.lower())
             if not language.LOW.search(said) and (reaction or answers.HARD_BUDGET.search(said) or self.cap == m.budget):
                 self.cap = m.budget
 
