@@ -105,3 +105,20 @@ def test_a_stated_budget_binds_the_next_plans(tmp_path):
             elif inp.get("name") == "propose":
                 total = sum(price[n.strip()] for n in inp["args"][0].split(","))
                 assert total <= budget or excused, (seed, inp["args"], total, budget)
+
+
+def test_a_silent_user_is_never_asked_are_you_there_and_the_other_gets_a_flight():
+    """User 2 tells what matters while user 1 says nothing yet (they may be typing a long message): user 2 hears
+    "noted" and a flight for both follows on user 1's defaults; nobody is asked "Are you there?"."""
+    from tasks.core import Chat, ChatShown, Join, MatchDriver, SeatInfo, build_match
+    from tasks.core.evaluation import LOCAL_TIMERS
+
+    seats = {"user1": SeatInfo("person", "u1"), "user2": SeatInfo("person", "u2"),
+             "assistant": SeatInfo("agent", "a", "mediator")}
+    m, brains = build_match(TASKS["mediation"], 4, seats, timers=LOCAL_TIMERS)
+    d = MatchDriver(m, brains)
+    effects = list(e for batch in d.open() for e in batch)
+    effects += d.run([Join("user1"), Join("user2"), Chat("user2", "friday morning matters to me, importance 9")])
+    said = [e.text for e in effects if isinstance(e, ChatShown) and e.seat == "assistant"]
+    assert not any("are you there" in s.lower() for s in said), said
+    assert m.game.view("user2")["pending"] is not None and m.game.view("user1")["pending"] is not None
