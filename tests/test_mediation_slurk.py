@@ -6,6 +6,7 @@ a room of three people (the assistant a person too)."""
 from __future__ import annotations
 
 import json
+import time
 
 from tasks import get_task
 from tests.leaks import find_leaks
@@ -39,8 +40,22 @@ def test_mediation_relay_leaks_nothing(slurk_server, tmp_path):
         assert u1.send({"chat": lines["user1"]}) is True
         assert u1.send({"chat": "hello other user", "to": ["user2"]}) is True  # refused: users write to the assistant
         u1.rec.wait_for("text_message", lambda d: "only write to the assistant" in str(d.get("message")), timeout=WAIT)
+        # the mediator may propose at user 1's line (user 2 on defaults) and revise at user 2's: the flights are
+        # read once its answer to user 2's line (a flight, or "still looks best") is in the room's log
         assert u2.send({"chat": lines["user2"]}) is True
-        pending = {s: p.view(lambda v: v["pending"] is not None)["pending"] for s, p in people.items()}
+        inputs = lambda: [x["data"]["input"] for x in srv.logs(room) if x["event"] == "game_input"]  # noqa: E731
+
+        def answered():
+            got = inputs()
+            said = [i for i, x in enumerate(got) if x["seat"] == "user2" and x["type"] == "Chat"]
+            return said and any(x["seat"] == "assistant" and (x.get("to") == ["user2"] or x["type"] == "Command")
+                                for x in got[said[-1] + 1:])
+        deadline = time.monotonic() + WAIT
+        while not answered():
+            assert time.monotonic() < deadline, "the mediator never answered user 2"
+            time.sleep(0.05)
+        last = max(x["data"]["id"] for x in srv.logs(room) if x["event"] == "proposal")
+        pending = {s: p.view(lambda v: (v["pending"] or {}).get("id") == last)["pending"] for s, p in people.items()}
         assert all("breakdown" in p for p in pending.values())
         assert u1.send("accept") is True and u2.send({"command": "accept", "args": []}) is True
         for p in people.values():

@@ -32,6 +32,8 @@ AGAIN = ("Sorry about that! If a meeting, the price or the arrival time bothers 
          "Here's another option. Tell me what didn't work, if you like.", "Another try below.")
 FOLLOW = (" By the way, how important is your meeting {when}, 1 to 10? If it matters, I'll change the flight.")
 NOTED = ["Thanks, noted!", "Got it, thanks.", "Thanks, that helps.", "Noted."]
+STILL = ("Thanks, noted: the flight on your page still looks best for you both.",
+         "Noted; the flight on your page still looks best.", "Got it; that doesn't change the best flight for you.")
 
 
 class MediatorBrain(Brain):
@@ -201,6 +203,9 @@ class MediatorBrain(Brain):
         i, j, _ = ranked[0]
         if pending is not None and (i, j) == self.last_pair:
             self._answer(v, say)  # new facts that leave the pair as it is: still answer what was asked
+            for u in USERS:  # and say so, so nobody who wrote is left without a word
+                if self.news[u] and not moves:
+                    say(u, self.d[u].pick(*STILL))
             self.news = {u: False for u in USERS}
             return moves
         owed = {u: bool(self.d[u].owed()) for u in USERS}
