@@ -28,6 +28,29 @@ def _overlap(a, b) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
+DAYS = {"wed": 0, "wednesday": 0, "5/31": 0, "thu": 1, "thur": 1, "thurs": 1, "thursday": 1, "6/1": 1, "fri": 2,
+        "friday": 2, "6/2": 2}
+PARTS = {"morning": (540, 720), "midday": (660, 840), "noon": (690, 810), "lunch": (690, 810),
+         "afternoon": (720, 1020), "evening": (1020, 1260)}
+DAY_PART = re.compile(r"\b(wed(?:nesday)?|thu(?:rs?)?(?:day)?|fri(?:day)?|5/31|6/1|6/2)\b[^.;!]*?\b(morning|midday|noon|"
+                      r"lunch|afternoon|evening)\b")
+IMPORTANCE = re.compile(r"importance (10|[1-9])|\b(10|[1-9]) ?(?:/ ?10|out of 10)|\((10|[1-9])\)")
+
+
+def day_parts(sentence: str) -> list[tuple[int, int, int]]:
+    """(start, end, importance) of the parts of days a sentence names ("thursday 6/1 around midday (importance
+    10)", "wednesday afternoon is important, 8 out of 10"); importance 6 when none is said."""
+    low = sentence.lower()
+    m = IMPORTANCE.search(low)
+    imp = int(next(g for g in m.groups() if g)) if m else 6
+    out = []
+    for d in DAY_PART.finditer(low):
+        day = DAYS.get(d.group(1), DAYS.get(d.group(1)[:3]))
+        a, b = PARTS[d.group(2)]
+        out.append((day * 1440 + a, day * 1440 + b, imp))
+    return out
+
+
 class UserModel:
     def __init__(self, user_view: dict):
         self.flights = [(minutes(f["start"]), minutes(f["end"]), f["price"]) for f in user_view["flights"]]
@@ -48,8 +71,14 @@ class UserModel:
         """Take in one reading; True when it told something new."""
         new = False
         for sentence in re.split(r"[.;!]\s+|\n", text):
-            if HARD.search(sentence.lower()):  # "thursday 6/1 around midday (importance 10), i can't miss it"
-                self.hard += [sp.absolute() for sp in read_message(sentence).busy]
+            # "thursday 6/1 around midday (importance 10)": a part of a day, read here too (with its own day)
+            parts = day_parts(sentence)
+            for a, b, imp in parts:
+                if not any(v[0] == a and v[1] == b for v in self.vague):
+                    self.vague.append([a, b, imp])
+                    new = True
+            if HARD.search(sentence.lower()):  # "..., i can't miss it"
+                self.hard += [sp.absolute() for sp in read_message(sentence).busy] or [(a, b) for a, b, _ in parts]
         for sp in rd.busy:
             a, b = sp.absolute()
             imp = sp.importance

@@ -54,13 +54,20 @@ def site_terms(belief, idx: int) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(pros)), list(dict.fromkeys(cons))
 
 
+# words of site names that are everyday words too ("why this one? is there anything cheaper?" names no "Bean There")
+COMMON = {"there", "where", "here", "this", "that", "good", "best", "place", "spot", "house", "park", "cafe", "bar",
+          "street", "market", "hall", "center", "garden", "tower", "museum", "table", "grill", "kitchen", "point",
+          "view", "hill", "trail", "bridge", "square", "corner", "room", "club", "shop", "store", "yard"}
+
+
 def named_stop(text: str, belief, slots: list) -> Optional[int]:
     """The stop of `slots` a question names (a typo'd or partial name too); None when it names none."""
     low = text.lower()
     for s in slots:
         name = belief.sites[s]["name"].lower()
         short = name[4:] if name.startswith("the ") else name
-        if short in low or any(len(w) >= 4 and w in low.split() for w in short.split()):
+        if short in low or any(len(w) >= 4 and w not in COMMON and w in re.findall(r"[a-z']+", low)
+                               for w in short.split()):
             return s
     return None
 
