@@ -152,6 +152,33 @@ def _wait_for(pred, timeout: float, what: str, proc=None) -> None:
         time.sleep(0.05)
 
 
+def _bot_env(token: str, **extra: str) -> dict:
+    """This environment without the caller's bot settings, plus the bot's token and this checkout on the path."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_BOT_ENV_PREFIXES) and k not in _BOT_ENV_NAMES}
+    env.update(SLURK_TOKEN=token, PYTHONUNBUFFERED="1",
+               PYTHONPATH=os.pathsep.join(x for x in (REPO, os.environ.get("PYTHONPATH")) if x), **extra)
+    return env
+
+
+def _read_log(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return ""
+
+
+def _start_logged(argv: list, env: dict, log_path: str, ready: str, what: str):
+    """Start a bot process writing to log_path; wait until `ready` shows in its log. Returns (process, log file)."""
+    log = open(log_path, "w", encoding="utf-8")
+    proc = subprocess.Popen(argv, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        _wait_for(lambda: ready in _read_log(log_path), 30, what, proc)
+    except RuntimeError as exc:
+        raise RuntimeError(f"{exc}; log:\n{_read_log(log_path)[-2000:]}") from None
+    return proc, log
+
+
 def _recv(conn, timeout: float, what: str):
     if not conn.poll(timeout):
         raise RuntimeError(f"timed out after {timeout:g} s waiting for {what}")
@@ -206,30 +233,14 @@ class _SubprocessBot:
         with open(self.config, "w", encoding="utf-8") as fh:
             yaml.safe_dump({"slurk": {"url": url, "user_id": bot_id, "task_id": task}, "person_seats": 1,
                             "task_options": {"turn_limit": 10 ** 6}, "state_db": state_db}, fh)
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(_BOT_ENV_PREFIXES) and k not in _BOT_ENV_NAMES}
-        env.update(SLURK_TOKEN=bot_token, BOT_METRICS_OUT=self.metrics_out, PYTHONUNBUFFERED="1",
-                   PYTHONPATH=os.pathsep.join(x for x in (REPO, os.environ.get("PYTHONPATH")) if x))
-        self.env = env
+        self.env = _bot_env(bot_token, BOT_METRICS_OUT=self.metrics_out)
         self.proc = None
         self._log = None
 
     def start(self):
-        self._log = open(self.log_path, "w", encoding="utf-8")
-        self.proc = subprocess.Popen(
+        self.proc, self._log = _start_logged(
             [sys.executable, "-m", "bots", "serve", TOY_SPEC, "--config", self.config, "--log-level", "INFO"],
-            cwd=REPO, env=self.env, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT)
-        try:
-            _wait_for(lambda: "logged in to" in self._read_log(), 30, "the bot's login", self.proc)
-        except RuntimeError as exc:
-            raise RuntimeError(f"{exc}; bot log:\n{self._read_log()[-2000:]}") from None
-
-    def _read_log(self) -> str:
-        try:
-            with open(self.log_path, encoding="utf-8", errors="replace") as fh:
-                return fh.read()
-        except OSError:
-            return ""
+            self.env, self.log_path, "logged in to", "the bot's login")
 
     def open_window(self):
         time.sleep(1.0)
@@ -246,7 +257,7 @@ class _SubprocessBot:
             raise RuntimeError("the bot did not stop within 60 s of SIGTERM") from None
         if self.proc.returncode != 0 or not os.path.exists(self.metrics_out):
             raise RuntimeError(f"the bot exited with status {self.proc.returncode} without metrics; log:\n"
-                               f"{self._read_log()[-2000:]}")
+                               f"{_read_log(self.log_path)[-2000:]}")
         with open(self.metrics_out, encoding="utf-8") as fh:
             return json.load(fh)
 

@@ -17,7 +17,7 @@ import sys
 from typing import Iterator, Optional
 from urllib.parse import urlparse
 
-from bench.bench_runtime import _BOT_ENV_NAMES, _BOT_ENV_PREFIXES, REPO, _recv, _run_double, _wait_for
+from bench.bench_runtime import _bot_env, _read_log, _recv, _run_double, _start_logged, _wait_for
 
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -131,10 +131,7 @@ class BotProcess:
         self.kind = kind
         self.metrics_out = os.path.join(tmp, f"{tag}-metrics.json")
         self.log_path = os.path.join(tmp, f"{tag}-bot.log")
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(_BOT_ENV_PREFIXES) and k not in _BOT_ENV_NAMES}
-        env.update(SLURK_TOKEN=bot_token, PYTHONUNBUFFERED="1", BOT_PACING="off",
-                   PYTHONPATH=os.pathsep.join(x for x in (REPO, os.environ.get("PYTHONPATH")) if x))
+        env = _bot_env(bot_token, BOT_PACING="off")
         if kind == "echo":
             env.update(SLURK_URL=url, SLURK_USER_ID=str(bot_id), TASK_ID=str(task))
             self.argv = [sys.executable, "-m", "bench.echo_bot"]
@@ -157,20 +154,11 @@ class BotProcess:
         return self.proc.pid
 
     def start(self) -> None:
-        self._log = open(self.log_path, "w", encoding="utf-8")
-        self.proc = subprocess.Popen(self.argv, cwd=REPO, env=self.env, stdin=subprocess.DEVNULL, stdout=self._log,
-                                     stderr=subprocess.STDOUT)
-        try:
-            _wait_for(lambda: self.ready in self.read_log(), 30, f"the {self.kind} bot to connect", self.proc)
-        except RuntimeError as exc:
-            raise RuntimeError(f"{exc}; log:\n{self.read_log()[-2000:]}") from None
+        self.proc, self._log = _start_logged(self.argv, self.env, self.log_path, self.ready,
+                                             f"the {self.kind} bot to connect")
 
     def read_log(self) -> str:
-        try:
-            with open(self.log_path, encoding="utf-8", errors="replace") as fh:
-                return fh.read()
-        except OSError:
-            return ""
+        return _read_log(self.log_path)
 
     def open_window(self) -> None:
         if self.kind == "echo":
