@@ -6,17 +6,8 @@
 var ASSIGN = window.ASSIGN || {picked: {}, showBest: false};
 window.ASSIGN = ASSIGN;
 
-ASSIGN.el = function (tag, cls, text) {
-  var e = document.createElement(tag);
-  if (cls) { e.className = cls; }
-  if (text !== undefined && text !== null) { e.textContent = String(text); }
-  return e;
-};
-
-ASSIGN.send = function (command, args) {
-  if (!window.SlurkTask) { return; }
-  window.SlurkTask.send({command: command, args: args || []});
-};
+ASSIGN.el = window.SlurkTask.element;   // slurk-task.js comes first in the layout
+ASSIGN.send = window.SlurkTask.command;
 
 ASSIGN.click = function (r, p) {
   var v = ASSIGN.view;

@@ -7,16 +7,8 @@ var ASYM = window.ASYM || {sel: null, shape: null, colour: null};
 window.ASYM = ASYM;
 ASYM.NS = "http://www.w3.org/2000/svg";
 
-ASYM.el = function (tag, cls, text) {
-  var e = document.createElement(tag);
-  if (cls) { e.className = cls; }
-  if (text !== undefined && text !== null) { e.textContent = String(text); }
-  return e;
-};
-
-ASYM.send = function (command, args) {
-  if (window.SlurkTask) { window.SlurkTask.send({command: command, args: args || []}); }
-};
+ASYM.el = window.SlurkTask.element;   // slurk-task.js comes first in the layout
+ASYM.send = window.SlurkTask.command;
 
 ASYM.poly = function (n, r, rot, inner) {
   var pts = [], k = inner ? 2 * n : n;

@@ -6,17 +6,8 @@
 var DOND = window.DOND || {ask: null, key: null, confirmNoDeal: false};
 window.DOND = DOND;
 
-DOND.el = function (tag, cls, text) {
-  var e = document.createElement(tag);
-  if (cls) { e.className = cls; }
-  if (text !== undefined && text !== null) { e.textContent = String(text); }
-  return e;
-};
-
-DOND.send = function (command, args) {
-  if (!window.SlurkTask) { return; }
-  window.SlurkTask.send({command: command, args: args || []});
-};
+DOND.el = window.SlurkTask.element;   // slurk-task.js comes first in the layout
+DOND.send = window.SlurkTask.command;
 
 DOND.PLURALS = ["books", "hats", "balls"];
 

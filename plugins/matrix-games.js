@@ -5,17 +5,8 @@
 var MG = window.MG || {};
 window.MG = MG;
 
-MG.el = function (tag, cls, text) {
-  var e = document.createElement(tag);
-  if (cls) { e.className = cls; }
-  if (text !== undefined && text !== null) { e.textContent = String(text); }
-  return e;
-};
-
-MG.send = function (command, args) {
-  if (!window.SlurkTask) { return; }
-  window.SlurkTask.send({command: command, args: args || []});
-};
+MG.el = window.SlurkTask.element;   // slurk-task.js comes first in the layout
+MG.send = window.SlurkTask.command;
 
 MG.last = function (v) {
   var o = v.outcomes || [];

@@ -11,16 +11,8 @@ MED.HOUR = 20;          // pixels per hour in the calendar grid (a half-hour eve
 MED.DAY0 = Date.UTC(2023, 4, 31);
 MED.DAYS = ["Wed 5/31", "Thu 6/1", "Fri 6/2"];
 
-MED.el = function (tag, cls, text) {
-  var e = document.createElement(tag);
-  if (cls) { e.className = cls; }
-  if (text !== undefined && text !== null) { e.textContent = String(text); }
-  return e;
-};
-
-MED.send = function (command, args) {
-  if (window.SlurkTask) { window.SlurkTask.send({command: command, args: args || []}); }
-};
+MED.el = window.SlurkTask.element;   // slurk-task.js comes first in the layout
+MED.send = window.SlurkTask.command;
 
 // 12-hour clock, as the flights and events are written: 0 -> "12 AM", 15 -> "3 PM".
 MED.hour12 = function (h) { return (h % 12 === 0 ? 12 : h % 12) + (h < 12 ? " AM" : " PM"); };

@@ -9,15 +9,8 @@ window.PLAN = PLAN;
 PLAN.COLORS = {restaurant: "#d9480f", bar: "#7048e8", cafe: "#a0522d", museum: "#1971c2", landmark: "#343a40",
   park: "#2f9e44", shop: "#c2255c"};
 
-PLAN.el = function (tag, cls, text) {
-  var e = document.createElement(tag);
-  if (cls) { e.className = cls; }
-  if (text !== undefined && text !== null) { e.textContent = String(text); }
-  return e;
-};
-PLAN.send = function (command, args) {
-  if (window.SlurkTask) { window.SlurkTask.send({command: command, args: args || []}); }
-};
+PLAN.el = window.SlurkTask.element;   // slurk-task.js comes first in the layout
+PLAN.send = window.SlurkTask.command;
 PLAN.fmt = function (v) { return v === true ? "yes" : v === false ? "no" : String(v); };
 PLAN.signed = function (v) { return v > 0 ? "+" + v : String(v); };
 PLAN.feats = function (f) {

@@ -5,6 +5,7 @@
 //       element (a `text_update`, or replayed history); render(state) gets every new view, render(null) if none yet.
 //   SlurkTask.send("propose L K" | {command: "move", args: ["up"]}, onRefused)   a command to the bot, privately:
 //       message_command {room, command, receiver_id: <bot>}. Queued until the bot's id is known; never broadcast.
+//   SlurkTask.command("move", ["up"]), SlurkTask.element("div", "cls", text)   the plugins' send and draw helpers.
 //   SlurkTask.submit(room, user, timestamp, text)   the chat box (the layout's `submit-message`, slurk-task-submit.js).
 //   SlurkTask.setChatTarget(["ghost"] | null), SlurkTask.onCommand(name, fn), .state(), .bot(), .chat().
 //   SlurkTask.onAck(name, fn)   fn(nonce) when the bot has handled a command of this page (its view carries core.ack).
@@ -563,6 +564,17 @@ window.SlurkTask = window.SlurkTask || (function () {
         return whenBotKnown(r, function (info) { emit(r, info.bot, command, onRefused); });
     }
 
+    // The two helpers every task plugin draws and sends with: a named command with its arguments, and an element
+    // with an optional class and text (always textContent, never HTML).
+    function command(name, args) { return send({command: name, args: args || []}); }
+
+    function element(tag, cls, text) {
+        var e = document.createElement(tag);
+        if (cls) { e.className = cls; }
+        if (text !== undefined && text !== null) { e.textContent = String(text); }
+        return e;
+    }
+
     // --- the chat box (submit-message) ------------------------------------------------------------------------
     function submit(room, user, time, text) {
         if (typeof text !== "string" || !text.trim()) { return; }
@@ -675,6 +687,8 @@ window.SlurkTask = window.SlurkTask || (function () {
     return {
         watch: watch,
         send: send,
+        command: command,
+        element: element,
         submit: submit,
         incoming: incoming,
         history: history,
