@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping, Optional
 import socketio
 
 from bots.config import DEFAULT_ROOMS_PER_MINUTE
+from bots.slurk.guard import serve_until_stopped
 from bots.slurk.rest import SlurkREST
 from bots.study.provision import DEFAULT_WAITING_TIMEOUT
 from tasks.core.codes import CompletionConfig, new_code
@@ -121,14 +122,7 @@ class Concierge(WaitingRoom, Pairing, RoomMoves, Retries, SocketEvents):
         return self
 
     def run(self) -> None:
-        self.start()
-        try:
-            while not self._stopped.wait(0.5):
-                pass
-        except KeyboardInterrupt:
-            log.info("interrupted; stopping")
-        finally:
-            self.stop()
+        serve_until_stopped(self.start, self._stopped, self.stop)
 
     def stop(self) -> None:
         if self._stopped.is_set():

@@ -257,3 +257,16 @@ def _sid(sio) -> Optional[str]:
         return sio.get_sid("/")
     except Exception:
         return None
+
+
+def serve_until_stopped(start, stopped: threading.Event, stop) -> None:
+    """A bot's `run`: start, then wait until `stopped` is set (by stop() from another thread or a signal handler)
+    or Ctrl-C, then stop. The wait is in short steps so that Ctrl-C reaches the main thread."""
+    start()
+    try:
+        while not stopped.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        log.info("interrupted; stopping")
+    finally:
+        stop()

@@ -44,7 +44,7 @@ from typing import Any, Optional
 import socketio
 
 from ..config import Config
-from .guard import SessionGuard, wait_until_session_free
+from .guard import SessionGuard, serve_until_stopped, wait_until_session_free
 from .instances import SHARED_WARNING, OpenInstances, _shared as _shared_instances
 from .lease import InstanceConflict, Lease
 from .metrics import Metrics
@@ -189,14 +189,7 @@ class SlurkBot:
 
     def run(self) -> None:
         """Serve until stop() is called (from another thread or a signal handler) or Ctrl-C."""
-        self.start()
-        try:
-            while not self._stopped.wait(0.5):
-                pass
-        except KeyboardInterrupt:
-            log.info("interrupted; stopping")
-        finally:
-            self.stop()
+        serve_until_stopped(self.start, self._stopped, self.stop)
         if self.failure is not None:
             raise self.failure
 
