@@ -89,14 +89,7 @@ def _key_values(items: list[str], flag: str) -> dict:
 
 def parse_options(args) -> dict:
     options = {k[len("task_"):]: v for k, v in vars(args).items() if k.startswith("task_") and v is not None}
-    for item in args.option:
-        if "=" not in item:
-            raise SystemExit(f"--option needs KEY=VALUE, got {item!r}")
-        k, v = item.split("=", 1)
-        try:
-            options[k] = json.loads(v)
-        except json.JSONDecodeError:
-            options[k] = v
+    options.update(_key_values(args.option, "--option"))
     return options
 
 
