@@ -18,7 +18,7 @@ import io
 import pickle
 import time
 from contextlib import contextmanager
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from .protocol import Chat, Command, Effect, Input
 
@@ -148,6 +148,19 @@ class Brain:
         act.error = "no LLM configured"
         self.llm_acts.append(act)
         return act
+
+    def llm_or_symbolic(self, use: str, ask: Callable[[LLMAct], list], symbolic: Callable[[], list]) -> list:
+        """One LLM act `ask(act)`; with no LLM configured or an unusable answer, `symbolic()` stands in (nothing
+        under `strict_llm`, see llm_fallback)."""
+        if self.llm is None:
+            act = self.llm_missing(use)
+            return symbolic() if self.llm_fallback(act, error="no LLM configured") else []
+        act = None
+        try:
+            with self.llm_act(use) as act:
+                return ask(act)
+        except Exception as exc:
+            return symbolic() if self.llm_fallback(act, exc) else []
 
     def llm_fallback(self, act: Optional[LLMAct], exc: Optional[BaseException] = None, **data) -> bool:
         """The act's answer is unusable. Returns True when the symbolic policy may stand in (noted as

@@ -87,17 +87,7 @@ class LLMBrain(PuzzleBrain):
         if not self.my_turn():
             return []
         asks, heard = self.digest()  # the symbolic beliefs stay current, for a fallback
-        if self.llm is None:
-            act = self.llm_missing("turn")
-            return self.decide(asks, heard) if self.llm_fallback(act, error="no LLM configured") else []
-        act = None
-        try:
-            with self.llm_act("turn") as act:
-                return self._ask(act)
-        except Exception as exc:
-            if not self.llm_fallback(act, exc):
-                return []
-            return self.decide(asks, heard)
+        return self.llm_or_symbolic("turn", self._ask, lambda: self.decide(asks, heard))
 
     def _ask(self, act) -> list:
         v, error = self.view, None
