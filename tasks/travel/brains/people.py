@@ -162,7 +162,7 @@ class PersonBrain(Brain):
             return
         self._countered += 1
         own = self._own_best()
-        diff = [e for e in self._edges(own) ^ self._edges(path)]
+        diff = sorted(self._edges(own) ^ self._edges(path))  # sorted: a set's order changes with PYTHONHASHSEED
         lines.append(self._suggest(own))
         told = [(e, self._says(e)) for e in diff if e not in self._told][:3]
         if told:
