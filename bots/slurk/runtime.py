@@ -217,14 +217,9 @@ class SlurkBot:
         for w in workers:
             if w.thread.is_alive():
                 w.thread.join(timeout=10)
-        if self.thinking:
-            self.thinking.stop()
-        if self.scheduler:
-            self.scheduler.stop()
-        if self.pages:
-            self.pages.stop()
-        if self.logs:
-            self.logs.stop()
+        for part in (self.thinking, self.scheduler, self.pages, self.logs):  # those this bot started, in this order
+            if part:
+                part.stop()
         if self.lease:
             self.lease.release()
         if self.store:
