@@ -21,6 +21,7 @@ server's time), and the Slurk events the bot handled per second.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing as mp
 import os
@@ -31,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+from typing import Iterator
 
 from bench.figures import command_line, markdown_table, write_figure
 
@@ -150,6 +152,25 @@ def _wait_for(pred, timeout: float, what: str, proc=None) -> None:
         if time.monotonic() > deadline:
             raise RuntimeError(f"timed out after {timeout:g} s waiting for {what}")
         time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def double_process(ctx) -> Iterator[tuple]:
+    """The Slurk test double in a child process of `ctx`: yields (its url, the process); stopped on the way out."""
+    parent, child = ctx.Pipe()
+    double = ctx.Process(target=_run_double, args=(child,), daemon=True)
+    double.start()
+    try:
+        yield _recv(parent, 60, "the double to start"), double
+    finally:
+        try:
+            parent.send("stop")
+        except OSError:
+            pass
+        double.join(timeout=30)
+        if double.is_alive():
+            double.terminate()
+            double.join(timeout=10)
 
 
 def _bot_env(token: str, **extra: str) -> dict:
@@ -329,12 +350,8 @@ def run(rooms_list=(1, 10, 50), seconds: float = 8.0, think: float = 1.0, in_pro
     if not in_process:
         plan += [(k, "in-process") for k in compare_rooms]
     ctx = mp.get_context("spawn")
-    parent, child = ctx.Pipe()
-    double = ctx.Process(target=_run_double, args=(child,), daemon=True)
-    double.start()
     rows = []
-    try:
-        url = _recv(parent, 60, "the double to start")
+    with double_process(ctx) as (url, _double):
         if not url.startswith("http://127.0.0.1:"):
             raise RuntimeError(f"the double is not on 127.0.0.1: {url}")
         rest = SlurkRest(url)
@@ -344,15 +361,6 @@ def run(rooms_list=(1, 10, 50), seconds: float = 8.0, think: float = 1.0, in_pro
         with tempfile.TemporaryDirectory() as tmp:
             for k, mode in plan:
                 rows.append(_measure(ctx, url, rest, admin, layout, task, k, mode, seconds, think, tmp))
-    finally:
-        try:
-            parent.send("stop")
-        except OSError:
-            pass
-        double.join(timeout=30)
-        if double.is_alive():
-            double.terminate()
-            double.join(timeout=10)
     _table(rows, seconds, think, main_mode, time.monotonic() - started, out)
     return rows
 

@@ -17,7 +17,7 @@ import sys
 from typing import Iterator, Optional
 from urllib.parse import urlparse
 
-from bench.bench_runtime import _bot_env, _read_log, _recv, _run_double, _start_logged, _wait_for
+from bench.bench_runtime import _bot_env, _read_log, _start_logged, _wait_for, double_process
 
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -90,21 +90,8 @@ def slurk_server(ctx=None) -> Iterator[tuple]:
         yield (url, SlurkRest(url, real_token), server_pids(urlparse(url).port, os.environ.get("SLURK_SERVER_PID")),
                f"real Slurk at {url}")
         return
-    ctx = ctx or mp.get_context("spawn")
-    parent, child = ctx.Pipe()
-    double = ctx.Process(target=_run_double, args=(child,), daemon=True)
-    double.start()
-    try:
-        url = _recv(parent, 60, "the double to start")
+    with double_process(ctx or mp.get_context("spawn")) as (url, double):
         yield url, SlurkRest(url), [double.pid], "the Slurk test double"
-    finally:
-        try:
-            parent.send("stop")
-        except OSError:
-            pass
-        double.join(timeout=30)
-        if double.is_alive():
-            double.terminate()
 
 
 def stop_process(proc, log_file=None) -> None:
