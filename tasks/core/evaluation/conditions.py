@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from typing import Optional
 
 from tasks import get_task
@@ -14,6 +14,7 @@ from tasks.core import TaskSpec
 from tasks.core.discipline import audit_columns, audit_log
 
 from . import sweep
+from .condition import Condition
 from .dry_run import dry_run
 from .play import GameRecord, play_game
 from .tables import agent_label, print_rows, summary_table, write_csvs
@@ -36,16 +37,6 @@ def list_conditions(spec: TaskSpec, options: dict) -> list[dict]:
         if isinstance(options.get(key), list):
             conditions = [{**c, key: v} for c in conditions for v in options[key]]
     return conditions
-
-
-@dataclass
-class Condition:
-    """One row of a sweep's table: the agents and task options its games use, and where they go."""
-    agents: dict
-    options: dict
-    sub: str = ""              # sub-folder of the run directory ("" = the run directory itself)
-    suffix: str = ""           # what the LLM use table adds to the agents' label
-    columns: dict = field(default_factory=dict)  # columns before the summary (condition keys, partner)
 
 
 def run_conditions(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, brain_options: dict,

@@ -11,7 +11,7 @@ from .play import GameRecord, play_game
 from .tables import format_table, llm_totals
 
 if TYPE_CHECKING:
-    from .conditions import Condition
+    from .condition import Condition
 
 
 def dry_run(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, brain_options: dict) -> int:
