@@ -1,5 +1,6 @@
 """DialOp ASSIGNMENT as a task of the bot suite."""
-from tasks.core import Benchmark, CliOption, TaskSpec
+from tasks.core import Benchmark, TaskSpec
+from tasks.dialop.options import TURNS, released_options
 
 from . import metrics
 from .brains import BRAINS
@@ -21,12 +22,8 @@ SPEC = TaskSpec(
     grid={"turns": ("alternate", "free")},
     condition_keys=("turns", "psp"),
     cli_options=(
-        CliOption("--turns", "turns", str, "free chat (people) or strict alternation (agents)", ("free", "alternate")),
-        CliOption("--psp", "psp", str, "prompted self-play on the released dialogues: cut at 50%% / 75%% of the "
-                  "words or just before the final proposal", ("50", "75", "proposal")),
-        CliOption("--human-instances", "human_instances", str, "play the released instances (path to data.zip or "
-                  "optimization.jsonl; 'default' = ../shared/data/dialop/data.zip)"),
-        CliOption("--data", "data", str, "path of the released data (data.zip or optimization.jsonl) for --psp"),
+        TURNS,
+        *released_options("optimization.jsonl"),
     ),
     renderer="tasks.assignment.render:render_view",
     evaluator="tasks.dialop.runner:evaluate",  # --psp / --human-instances: the released games

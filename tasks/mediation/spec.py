@@ -1,5 +1,6 @@
 """DialOp MEDIATION as a task of the bot suite."""
 from tasks.core import Benchmark, CliOption, TaskSpec
+from tasks.dialop.options import released_options
 
 from . import metrics
 from .brains import BRAINS, PEOPLE, USER_BRAINS
@@ -26,11 +27,7 @@ SPEC = TaskSpec(
     cli_options=(
         CliOption("--rules", "rules", str, "scoring rules of new instances: the fixes (default) or the released "
                   "game's quirks", ("fixed", "original")),
-        CliOption("--psp", "psp", str, "prompted self-play on the released dialogues: cut at 50%% / 75%% of the "
-                  "words or just before the final proposal", ("50", "75", "proposal")),
-        CliOption("--human-instances", "human_instances", str, "play the released instances (path to data.zip or "
-                  "mediation.jsonl; 'default' = ../shared/data/dialop/data.zip)"),
-        CliOption("--data", "data", str, "path of the released data (data.zip or mediation.jsonl) for --psp"),
+        *released_options("mediation.jsonl"),
     ),
     renderer="tasks.mediation.render:render_view",
     evaluator="tasks.dialop.runner:evaluate",  # --psp / --human-instances: the released games

@@ -1,5 +1,6 @@
 """DialOp PLANNING as a task of the bot suite."""
 from tasks.core import Benchmark, CliOption, TaskSpec
+from tasks.dialop.options import TURNS, released_options
 
 from . import metrics
 from .brains import BRAINS, PEOPLE, USER_BRAINS
@@ -23,12 +24,8 @@ SPEC = TaskSpec(
     grid={"turns": ("alternate", "free")},
     condition_keys=("turns", "psp", "prefs"),
     cli_options=(
-        CliOption("--turns", "turns", str, "free chat (people) or strict alternation (agents)", ("free", "alternate")),
-        CliOption("--psp", "psp", str, "prompted self-play on the released dialogues: cut at 50%% / 75%% of the "
-                  "words or just before the final proposal", ("50", "75", "proposal")),
-        CliOption("--human-instances", "human_instances", str, "play the released instances (path to data.zip or "
-                  "itinerary.jsonl; 'default' = ../shared/data/dialop/data.zip)"),
-        CliOption("--data", "data", str, "path of the released data (data.zip or itinerary.jsonl) for --psp"),
+        TURNS,
+        *released_options("itinerary.jsonl"),
         CliOption("--catalogue", "catalogue", str, "sites of generated games: this project's own (default) or "
                   "the release's planning.yaml + locations.geojson ($DIALOP_PLANNING_DIR)", ("own", "released")),
         CliOption("--prefs", "prefs", str, "preference sampling: as the released code (budget in ~90%% of games) "
