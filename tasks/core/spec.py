@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional
 
 from .brain import Brain
 from .game import Game
+from .reproduction import Reproduction
 
 
 CHAT_MODES = ("open", "relay")
@@ -122,6 +123,8 @@ class TaskSpec:
     chat: str = ""
     # The task option that pins the instance whatever the room's seed (e.g. dond's `instance: K`), if any.
     instance_option: str = ""
+    # The paper's LLM table for `./run_bot.sh reproduce` (tasks/core/reproduction.py); None: the task has none.
+    reproduction: Optional[Reproduction] = None
 
     def __post_init__(self) -> None:
         rules = getattr(self.game_class, "chat", "open")
@@ -129,6 +132,8 @@ class TaskSpec:
             self.chat = rules
         if self.chat not in CHAT_MODES or (rules == "relay" and self.chat != "relay"):
             raise ValueError(f"{self.name}: chat must be one of {CHAT_MODES} (and 'relay' when the game relays)")
+        if self.reproduction is not None:
+            self.reproduction.check(self)
 
     @property
     def seats(self) -> tuple[str, ...]:
