@@ -17,13 +17,13 @@ Options (all optional):
                   paper = no /share (coins only through chat), independent submissions (each seat submits its own
                   tour; the game ends once both have submitted, "completed" only when the tours are the same cycle,
                   otherwise "mismatch"; agreements never withdraw a submission, and the partner learns only that a
-                  tour was submitted), and every costly input costs a turn (also the 2nd..nth move of an agent's
-                  batch: a person pays per input, so an agent pays the same way)
+                  tour was submitted); turns are counted as under ours: one model output (an agent's batch of
+                  moves) is one turn, as in the paper's loop of 15 answers per player
 
 Turns: chat, /propose, /agree, /reject and /undo cost one turn; /share, /submit, /withdraw (and /help) are free, so
 a player who has used every turn can still reveal coins and finish an agreed tour. An input whose `turn` flag is
 False (the 2nd..nth move of one agent turn) is charged to the turn it belongs to, so one agent turn costs at most
-one turn (under rules=paper every costly input costs one). When both players have used all their turns the game
+one turn, under both rules. When both players have used all their turns the game
 ends as a timeout, unless the agreed path is already a complete tour: then only the free moves remain and the
 players may still submit it.
 """
@@ -229,8 +229,9 @@ class TravelGame(Game):
 
     def _begin(self, ctx: Context, seat: str) -> None:
         # The match gives no input object to the rules; a context flag (when the core provides it) marks the 2nd..nth
-        # move of one agent turn. Without it every input starts a new turn.
-        if ctx.turn or self.rules == "paper":  # paper: every input is a turn of its own, batch or not
+        # move of one agent turn. Without it every input starts a new turn. Both rules: one model output is one turn
+        # (the paper's harness charges one of its 15 iterations per answer, whatever the answer holds).
+        if ctx.turn:
             self._charged[seat] = False
 
     def _charge(self, ctx: Context, seat: str) -> None:

@@ -27,8 +27,8 @@ SPEC = TaskSpec(
         CliOption("--rooms", "rooms", int, "rooms in the house (generated boards)"),
         CliOption("--boards", "boards", str, "which instances: preset, generated, human, tutorial",
                   ("preset", "generated", "human", "tutorial")),
-        CliOption("--rules", "rules", str, "ours (default) or paper: no /share, independent submissions, every "
-                  "input a turn (recorded in every log)", ("ours", "paper")),
+        CliOption("--rules", "rules", str, "ours (default) or paper: no /share, independent submissions "
+                  "(recorded in every log)", ("ours", "paper")),
     ),
     renderer="tasks.travel.render:render_view",
     layout="travel.json",
@@ -39,6 +39,5 @@ SPEC = TaskSpec(
         "Two players plan one round trip through a house together. Each sees only their own coins on the "
         "hallways; the pair earns the coins of both worlds along the tour, so they must share what matters, "
         "agree on a tour (/propose, /agree, /reject, /undo, /share) and both /submit the same tour. --rules "
-        "paper plays the paper's rules: no /share (coins only through chat), each player submits their own tour, "
-        "every input a turn."),
+        "paper plays the paper's rules: no /share (coins only through chat), each player submits their own tour."),
 )
