@@ -14,10 +14,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from typing import Optional
 
 from tasks import available_tasks, get_task
-from tasks.core import TaskSpec
+from tasks.core import PresetError, TaskSpec, resolve_preset
 from tasks.core.evaluation import (
     RunRequest, default_out, play_at_terminal, play_conditions, play_one, run_population, threads_for,
 )
@@ -38,6 +39,11 @@ def build_parser(prog: str = "run_bot.sh", task: Optional[str] = None) -> argpar
     p.add_argument("--config", help="YAML config file (llm section) — secrets stay in the environment or this file")
     p.add_argument("--brain-option", action="append", default=[], metavar="KEY=VALUE",
                    help="an option for every agent (JSON values allowed), e.g. stable_prefix=false")
+    p.add_argument("--preset", metavar="NAME",
+                   help="a named set of the task's options (e.g. paper: its paper's protocol; default ours); "
+                        "explicit --option / --brain-option win")
+    p.add_argument("--paper-prompts", metavar="PATH",
+                   help="a checkout of the paper's original release, for presets that read its prompts")
     p.add_argument("--strict-llm", action="store_true",
                    help="research runs: an LLM act that fails is not played by the symbolic policy; the game ends "
                         "as invalid")
@@ -90,6 +96,9 @@ def _key_values(items: list[str], flag: str) -> dict:
 def parse_options(args) -> dict:
     options = {k[len("task_"):]: v for k, v in vars(args).items() if k.startswith("task_") and v is not None}
     options.update(_key_values(args.option, "--option"))
+    for key in ("preset", "paper_prompts"):
+        if getattr(args, key, None):
+            options[key] = getattr(args, key)
     return options
 
 
@@ -125,6 +134,11 @@ def main(argv: list[str]) -> int:
     agents = resolve_agents(spec, args.agents)
     options = parse_options(args)
     brain_options = parse_brain_options(args)
+    try:
+        options, brain_options = resolve_preset(spec, options, brain_options)
+    except PresetError as exc:
+        print(f"{spec.name}: {exc}", file=sys.stderr)
+        return 2
     llm = make_llm(args.config)
     needs = [a for a in agents.values() if getattr(spec.brains.get(a), "needs_llm", False)]
     if needs and llm is None:

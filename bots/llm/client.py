@@ -94,46 +94,67 @@ class LLMClient:
             self._turns.deadline = outer
 
     def chat(self, messages: list[dict], *, usage: Usage | None = None, max_tokens: int | None = None,
-             temperature: float | None = None) -> str:
+             temperature: float | None = None, top_p: float | None = None, seed: int | None = None,
+             stop: str | list[str] | None = None, deadline: float | None = None) -> str:
         """Send ``messages``; return the answer's text (free text: no response_format). Raises LLMError after the
-        last retry, LLMDeadlineError when the deadline passes first."""
+        last retry, LLMDeadlineError when the deadline passes first. ``temperature``, ``top_p``, ``max_tokens``,
+        ``seed`` and ``stop`` go on the wire for this call (None: the config's, or not sent); ``deadline``: seconds
+        for this call, replacing the config's and any enclosing turn's (<= 0: none)."""
+        sampling = dict(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed, stop=stop)
         started = time.perf_counter()
         try:
-            with self.turn():
-                return self._call(messages, usage=usage, max_tokens=max_tokens, temperature=temperature)
+            with self._call_deadline(deadline):
+                return self._call(messages, usage=usage, **sampling)
         finally:
             self._count(usage, Usage(seconds=time.perf_counter() - started))
 
     def chat_json(self, messages: list[dict], schema: dict, *, usage: Usage | None = None,
-                  max_tokens: int | None = None, temperature: float | None = None, name: str | None = None) -> dict:
+                  max_tokens: int | None = None, temperature: float | None = None, name: str | None = None,
+                  top_p: float | None = None, seed: int | None = None, stop: str | list[str] | None = None,
+                  deadline: float | None = None) -> dict:
         """Ask for a JSON object valid against ``schema``; one repair round on a bad answer; else LLMError.
 
         The schema goes out as a structured-output request in the form the endpoint honours (see the module
         docstring) and validates the answer. ``max_tokens`` defaults to what the schema can need at most
         (:func:`answer_budget`), capped by the config's. When no message mentions JSON, an instruction quoting the
         schema is added to the system message (or to the last user message when there is no leading system
-        message). The answer and the repair round share one deadline. ``name`` names the schema for
-        ``json_schema`` requests (default: the schema's ``title``, else "answer").
+        message). The answer and the repair round share one deadline (``deadline`` as in :meth:`chat`). ``name``
+        names the schema for ``json_schema`` requests (default: the schema's ``title``, else "answer").
         """
         name = name or str(schema.get("title") or "answer")
+        sampling = dict(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed, stop=stop)
         started = time.perf_counter()
         try:
-            with self.turn():
-                return self._chat_json(messages, schema, usage=usage, max_tokens=max_tokens,
-                                       temperature=temperature, name=name)
+            with self._call_deadline(deadline):
+                return self._chat_json(messages, schema, usage=usage, name=name, **sampling)
         finally:
             self._count(usage, Usage(seconds=time.perf_counter() - started))
 
+    @contextmanager
+    def _call_deadline(self, seconds: float | None) -> Iterator[None]:
+        """The deadline of one public call: the enclosing turn's (or the config's) when ``seconds`` is None, else
+        ``seconds`` from now in their place (<= 0: none)."""
+        if seconds is None:
+            with self.turn():
+                yield
+            return
+        outer = getattr(self._turns, "deadline", None)
+        self._turns.deadline = (self.clock() + seconds, seconds) if seconds > 0 else None
+        try:
+            yield
+        finally:
+            self._turns.deadline = outer
+
     def _chat_json(self, messages: list[dict], schema: dict, *, usage: Usage | None, max_tokens: int | None,
-                   temperature: float | None, name: str) -> dict:
+                   name: str, **sampling: Any) -> dict:
         plan = schema_plan(schema)  # a bad schema is a programming error: SchemaError propagates
         messages = _with_json_instruction(messages, plan.note)
         if max_tokens is None:
             max_tokens = self.config.max_tokens if plan.budget is None else min(self.config.max_tokens, plan.budget)
 
         def ask(conversation: list[dict]) -> tuple[str, dict | None, str | None]:
-            answer = self._call(conversation, usage=usage, max_tokens=max_tokens, temperature=temperature,
-                                schema=plan.sent, name=name)
+            answer = self._call(conversation, usage=usage, max_tokens=max_tokens, schema=plan.sent, name=name,
+                                **sampling)
             return (answer, *self._check(answer, plan.validator))
 
         answer, obj, problem = ask(messages)
@@ -233,7 +254,8 @@ class LLMClient:
 
     def _call(self, messages: list[dict], *, usage: Usage | None, max_tokens: int | None,
               temperature: float | None, schema: dict | None = None, name: str = "answer",
-              want_json: bool | None = None) -> str:
+              want_json: bool | None = None, top_p: float | None = None, seed: int | None = None,
+              stop: str | list[str] | None = None) -> str:
         """One chat request with its retries; `schema` is the schema as the server gets it (server_schema)."""
         cfg = self.config
         want_json = schema is not None if want_json is None else want_json
@@ -243,8 +265,10 @@ class LLMClient:
             "max_tokens": cfg.max_tokens if max_tokens is None else max_tokens,
             "temperature": cfg.temperature if temperature is None else temperature,
         }
-        if cfg.seed is not None:
-            request["seed"] = cfg.seed
+        seed = cfg.seed if seed is None else seed
+        for key, value in (("top_p", top_p), ("seed", seed), ("stop", stop)):
+            if value is not None:
+                request[key] = value
         form = (self._form or self._first_form) if want_json else "off"
         rf = response_format(form, schema, name) if want_json else None
         if rf is not None:

@@ -101,6 +101,7 @@ def main(argv: Optional[list[str]] = None, env=os.environ) -> int:
         logging.getLogger().setLevel((args.log_level or "INFO").upper())
 
     from bots.config import ConfigError, load_config
+    from tasks.core.presets import resolve_preset
 
     from .guard import SessionLost
     from .lease import InstanceConflict
@@ -110,6 +111,8 @@ def main(argv: Optional[list[str]] = None, env=os.environ) -> int:
         cfg = load_config(args.config, env)
         cfg.slurk.require()
         spec = load_spec(args.task)
+        # a preset's task options under the config's; a missing release file stops here, not in a room
+        cfg.task_options, _ = resolve_preset(spec, cfg.task_options, {})
         llm = build_llm_client(cfg, env)
         bot = SlurkBot(cfg, spec, llm)
         bot.take_over = args.take_over or env.get("BOT_TAKE_OVER", "").strip().lower() in ("1", "true", "yes", "on")

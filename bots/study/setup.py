@@ -112,6 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a task option of the study (repeatable; JSON values allowed), e.g. negotiation=4; "
                         "overrides task_options in --config")
+    p.add_argument("--preset", metavar="NAME", help="task option preset: a named set of the task's options (e.g. "
+                   "paper); --option wins")
+    p.add_argument("--paper-prompts", metavar="PATH", help="task option paper_prompts: a checkout of the paper's "
+                   "original release, for presets that read its prompts (the bots' machine must have it too)")
     p.add_argument("--left-policy", choices=tuple(LEFT_POLICIES),
                    help="what a person who left a game before its end gets: " +
                         "; ".join(f"{k}: {v}" for k, v in LEFT_POLICIES.items()))
@@ -138,7 +142,8 @@ def main(argv: Optional[list[str]] = None, env: Mapping[str, str] = os.environ, 
         if args.person_seats:
             cfg.person_seats = [s.strip() for s in args.person_seats.split(",") if s.strip()]
         persons, brains = cfg.seat_plan(spec)
-        cfg.task_options = study_options(spec, {**cfg.task_options, **parse_option_args(args.option)})
+        flags = {k: v for k, v in (("preset", args.preset), ("paper_prompts", args.paper_prompts)) if v}
+        cfg.task_options = study_options(spec, {**cfg.task_options, **flags, **parse_option_args(args.option)})
         if args.left_policy:
             cfg.completion.left_policy = args.left_policy
         if not persons:

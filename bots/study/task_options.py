@@ -6,6 +6,7 @@ import difflib
 import json
 
 from bots.config import ConfigError
+from tasks.core.presets import resolve_preset
 
 
 def parse_option_args(items: list[str]) -> dict:
@@ -31,6 +32,7 @@ def option_keys(spec) -> list[str]:
         keys |= {"chat", "shared_instance"}  # TaskSpec.chat_mode / fresh_instance (bots/slurk/instances.py)
     if getattr(spec, "instance_option", ""):
         keys.add(spec.instance_option)
+    keys |= {"preset", "paper_prompts"}  # TaskSpec.presets (tasks/core/presets.py)
     return sorted(keys)
 
 
@@ -48,6 +50,9 @@ def study_options(spec, given: dict) -> dict:
                                                                             else "") +
                               f"; its declared options are {', '.join(known) or '(none)'} (see the task's page "
                               f"docs/tasks/{spec.name}.md).")
+    # The study defaults, then the preset's task options, then the researcher's (a missing release file stops
+    # here); the preset's brain options are applied when each game's brains are built (build_match).
+    given, _ = resolve_preset(spec, given, {})
     options = {**(getattr(spec, "study_options", {}) or {}), **given}
     for o in spec.cli_options:
         if o.key in options and o.choices and str(options[o.key]) not in o.choices:

@@ -14,6 +14,7 @@ from .protocol import (
     SetText, SetTimer, TimerFired, View, addressed_to, effect_to_json, input_from_json, input_to_json,
     parse_command_text,
 )
+from .presets import Preset, PresetError, resolve_preset
 from .spec import Benchmark, CliOption, TaskSpec
 
 __all__ = [name for name in dir() if not name.startswith("_")]

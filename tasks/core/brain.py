@@ -20,6 +20,7 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, Optional
 
+from .presets import sampling_for
 from .protocol import Chat, Command, Effect, Input
 
 # Attributes a brain's snapshot leaves out: what the driver drains after every act. The LLM client is never pickled
@@ -100,6 +101,11 @@ class Brain:
         self.llm_acts: list[LLMAct] = []  # LLM acts since the last drain (by the driver)
         self.strict_llm = bool(self.options.get("strict_llm", False))
         self.briefing: dict = {}  # what the seat's agent knows beyond its view (Game.agent_briefing), set when built
+
+    def sampling(self, use: str) -> dict:
+        """Keyword arguments for `llm.chat` / `llm.chat_json` in one use ("turn", "reader", ...): brain option
+        `sampling`'s "*" settings merged with the use's own (tasks/core/presets.py)."""
+        return sampling_for(self.options, use)
 
     def observe(self, effect: Effect) -> None:
         """Update beliefs from one effect the seat perceives."""

@@ -11,6 +11,7 @@ from typing import Callable, Optional
 from .brain import Brain
 from .codes import CompletionConfig, new_code
 from .match import Match, SeatInfo, TimerConfig
+from .presets import resolve_preset
 from .spec import TaskSpec
 
 
@@ -36,9 +37,13 @@ def build_match(
     """A match of `spec` and a brain for every agent seat (`SeatInfo.agent` names it).
 
     `instance`: the logged instance to play (replay, resume, prompted self-play); None generates it from the seed.
-    `brain_options` go to the brains only; `options` to the game only.
+    `brain_options` go to the brains only; `options` to the game only. A preset named in the options
+    (`resolve_preset`) is applied here too, so every runtime's brains get its brain options (the runtimes resolve
+    it before the first game, where a missing release file stops the run).
     """
     options = dict(options or {})
+    if with_brains:
+        options, brain_options = resolve_preset(spec, options, brain_options or {})
     missing = [s for s in spec.seats if s not in seats]
     if missing:
         raise ValueError(f"seats not assigned: {missing}")

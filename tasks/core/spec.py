@@ -125,6 +125,9 @@ class TaskSpec:
     instance_option: str = ""
     # The paper's LLM table for `./run_bot.sh reproduce` (tasks/core/reproduction.py); None: the task has none.
     reproduction: Optional[Reproduction] = None
+    # Named option sets (`--preset NAME`, tasks/core/presets.py): at least "paper", its paper's protocol; "ours"
+    # (the defaults) is implicit.
+    presets: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         rules = getattr(self.game_class, "chat", "open")
