@@ -11,7 +11,7 @@ import pytest
 from bots.local import main
 from tasks import get_task
 from tasks.dond import released
-from tasks.dond.evaluate import PAPER_T9
+from tasks.dond.published import TABLE_9 as PAPER_T9
 
 SPEC = get_task("dond")
 
@@ -99,8 +99,8 @@ def test_the_cli_prints_ours_best_and_humans_on_the_same_instances(data, tmp_pat
                  "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     n = len(released.select({"data": "default", "hard": "L1<=2"}))
-    assert f"{n} instances (released DND test split, hard L1<=2)" in out
+    assert f"{n} instances (deal_no_deal_test.txt: 1052 lines, each dialogue twice" in out and "hard L1<=2)" in out
     lines = {ln.split("  ")[0].strip(): ln for ln in out.splitlines()}
-    assert "ours: greedy,fair-split" in lines and "best (EF+PO, max total)" in lines
+    assert "this run: greedy,fair-split (preset ours)" in lines and "best (EF+PO, max total)" in lines
     assert "humans (data file)" in lines and "paper T9: humans L1<=2" in lines
     assert os.path.exists(tmp_path / "games.csv") and len(os.listdir(tmp_path / "logs")) == n

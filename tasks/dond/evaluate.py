@@ -6,7 +6,8 @@ plays N seeded games (game i: seed S+i; generated instances, or the first N sele
 when --games is not given) and prints agreement / Alice / Bob / PO / EF / EF&PO / total / rounds for our agents, the
 paper's "best" row (the EF and PO split with the largest total, over the instances that have one) on the same
 instances, and, on released data, the people's own outcomes from the data file for the same instances, plus the
-published rows for comparison. Every game writes a log whose game_start holds the seed and the full instance, so
+published rows for comparison: on the paper's own 50-instance file (`sampled_50_deal_no_deal.txt`, its 44 with an
+envy-free split) they are on the same instances and stand in the same table. Every game writes a log whose game_start holds the seed and the full instance, so
 any game replays; games.csv has one row per game (with the instance).
 """
 from __future__ import annotations
@@ -18,21 +19,9 @@ import os
 from tasks.core.evaluation import agent_label, default_out, format_table, llm_use_table, play_game
 from tasks.core.parallel import map_games
 
-from . import metrics
+from . import metrics, published
 from .parse import parse_hard
 
-# Reference §6/§9 (Hua et al.): Table 9, humans on all filtered data, cumulative by L1 bound:
-# N, agreement, EF, PO, EF&PO.
-PAPER_T9 = {2: (13, .5385, .3077, .5384, .3077), 3: (27, .5556, .4074, .4444, .3333),
-            4: (57, .5614, .4035, .4385, .3333), 5: (85, .6235, .4824, .4823, .3882),
-            6: (108, .6574, .5463, .5277, .4537), 7: (133, .6917, .6015, .5413, .4812),
-            8: (177, .7119, .6441, .5310, .4858), 9: (189, .7249, .6614, .5396, .4973),
-            10: (210, .7381, .6810, .5523, .5142), 11: (217, .7373, .6820, .5529, .5161)}
-# The 44 sampled datapoints with an EF split (L1 <= 4): rounds, agreement, Alice, Bob, PO, EF, total.
-PAPER_ROWS = [("paper: Best (44)", None, 1.0, 5.82, 6.66, 1.0, 1.0, 12.48),
-              ("paper: Human T10 (44)", 2.86, .6817, 3.32, 3.39, .4317, .4545, 6.64),
-              ("paper: Sonnet raw vs raw T10", 7.07, .9545, 5.55, 5.57, .7045, .7045, 11.11),
-              ("paper: GPT-4o wf vs wf T12", 4.91, 1.0, 5.93, 6.25, .8636, 1.0, 12.18)]
 HEADER = ["row", "n", "agreement", "Alice", "Bob", "PO", "EF", "EF&PO", "total", "rounds"]
 RATES = ("agreement", "PO", "EF", "EF&PO")
 
@@ -47,6 +36,42 @@ def instances_for(spec, games: int, seed: int, options: dict) -> list[dict]:
         chosen = select(options)
         return chosen[:games] if games > 1 else chosen
     return [spec.generate(seed + i, options) for i in range(games)]
+
+
+def _published(name: str, n) -> list:
+    r = published.row(name)
+    rate = (lambda c: metrics.fmt(r[c], True))
+    return [f"paper: {name}", n, rate("agreement"), metrics.fmt(r["Alice"]), metrics.fmt(r["Bob"]), rate("PO"),
+            rate("EF"), metrics.fmt(1.0, True) if name.startswith("Best") else "-", metrics.fmt(r["total"]),
+            metrics.fmt(r["rounds"])]
+
+
+def released_rows(options: dict, bound, instances: list[dict]) -> tuple[str, list, list]:
+    """(where the instances come from, the rows of people and the paper beside ours, notes under the table)."""
+    from .released import describe, file_info, hard_cases, load
+    info = file_info(options.get("data"), options.get("paper_prompts"))
+    rows = [_cells("humans (data file)", metrics.row([i["human"] for i in instances]))]
+    notes = []
+    if bound is not None:
+        every = hard_cases(load(options.get("data"), options.get("paper_prompts")), bound)
+        if len(every) != len(instances):
+            rows.append(_cells(f"humans, all {len(every)} hard cases", metrics.row([i["human"] for i in every])))
+        if bound in published.TABLE_9 and not info["paper_sample"]:
+            n, agree, ef, po, efpo = published.TABLE_9[bound]
+            rows.append([f"paper T9: humans L1<={bound}", n, metrics.fmt(agree, True), "-", "-",
+                         metrics.fmt(po, True), metrics.fmt(ef, True), metrics.fmt(efpo, True), "-", "-"])
+    source = describe(info) + (f"; hard L1<={bound}" if bound is not None else "")
+    if info["paper_sample"]:
+        every = info["with_ef"] == len(instances)
+        rows += [_published(name, info["with_ef"]) for name in published.ROWS]
+        notes.append(f"paper rows: Hua et al. Tables 10-18 on these {info['with_ef']} instances"
+                     + ("" if every else f" (this run played {len(instances)} of them)")
+                     + "; its human row was scored from other perspective lines than this file's (reference §6)")
+    elif bound == 4:
+        notes.append("published (Hua et al., its 44 sampled datapoints with L1<=4: pass --data "
+                     f"sampled_50_deal_no_deal.txt to play them):\n"
+                     + format_table(HEADER, [_published(name, 44) for name in published.ROWS]))
+    return source, rows, notes
 
 
 def game_rows(records, instances) -> list[list]:
@@ -86,34 +111,20 @@ def main_table(spec, agents: dict, options: dict, llm, games: int, seed: int, ou
     records = map_games(one, instances, parallel, "games")
     label = agent_label(spec, agents, records)
     refs = [metrics.reference(i["counts"], i["values"]["alice"], i["values"]["bob"]) for i in instances]
-    released = bool(options.get("data"))
-    source = (f"released DND test split, hard L1<={bound}" if released and bound is not None
-              else "released (DND test split)" if released else
-              "generated" + (f", hard L1<={bound}" if bound is not None else ""))
-    table = [_cells(f"ours: {label}", metrics.row([r.results for r in records])),
+    preset = options.get("preset") or "ours"
+    table = [_cells(f"this run: {label} (preset {preset})", metrics.row([r.results for r in records])),
              _cells("best (EF+PO, max total)", metrics.best_row(refs))]
-    if released:
-        table.append(_cells("humans (data file)", metrics.row([i["human"] for i in instances])))
-        if bound is not None:
-            from .released import hard_cases, load
-            every = hard_cases(load(options.get("data")), bound)
-            if len(every) != len(instances):
-                table.append(_cells(f"humans, all {len(every)} hard cases", metrics.row([i["human"] for i in every])))
-            if bound in PAPER_T9:
-                n, agree, ef, po, efpo = PAPER_T9[bound]
-                table.append([f"paper T9: humans L1<={bound}", n, metrics.fmt(agree, True), "-", "-",
-                              metrics.fmt(po, True), metrics.fmt(ef, True), metrics.fmt(efpo, True), "-", "-"])
+    source, notes = "generated" + (f", hard L1<={bound}" if bound is not None else ""), []
+    if options.get("data"):
+        source, more, notes = released_rows(options, bound, instances)
+        table += more
     with_ef = sum(1 for r in refs if r["has_ef"])
     with_best = sum(1 for r in refs if r["best_total"] is not None)
-    print(f"Deal or No Deal: {label}, {len(instances)} instances ({source}); {with_ef} with an envy-free split, "
-          f"{with_best} with an EF and PO split; seeds {seed}..{seed + len(instances) - 1}")
+    print(f"Deal or No Deal: {label}, preset {preset}; {len(instances)} instances ({source}); {with_ef} with an "
+          f"envy-free split, {with_best} with an EF and PO split; seeds {seed}..{seed + len(instances) - 1}")
     print(format_table(HEADER, table))
-    if released and bound == 4:
-        print("\npublished (Hua et al., 44 sampled datapoints with L1<=4; not the same set as ours):")
-        print(format_table(["row", "rounds", "agreement", "Alice", "Bob", "PO", "EF", "total"],
-                           [[name, "-" if r is None else r, metrics.fmt(vals[0], True), *map(metrics.fmt, vals[1:3]),
-                             *(metrics.fmt(x, True) for x in vals[3:5]), metrics.fmt(vals[5])]
-                            for name, r, *vals in PAPER_ROWS]))
+    for note in notes:
+        print(note)
     per_game = game_rows(records, instances)
     game_header = ["game", "seed", "line", "counts", "L1", "deal", "Alice", "Bob", "PO", "EF", "total", "rounds",
                    "best", "humans"]

@@ -27,8 +27,10 @@ SPEC = TaskSpec(
     roles={"alice": "Alice (moves first)", "bob": "Bob"},
     condition_keys=("hard",),
     cli_options=(
-        CliOption("--data", "data", str, "play the released DND test split: a path to deal_no_deal_test.txt, or "
-                  "'default' ($DOND_DATA, else ../shared/data/dond/deal_no_deal_test.txt); with --games N the "
+        CliOption("--data", "data", str, "play released dialogues: a path to deal_no_deal_test.txt (the DND test "
+                  "split) or sampled_50_deal_no_deal.txt (the paper's 50), 'default' ($DOND_DATA, else "
+                  "../shared/data/dond/deal_no_deal_test.txt) or 'paper' (the paper's 50, from --paper-prompts "
+                  "when given, else ../shared/data/dond/); the format is checked; with --games N the "
                   "first N selected instances, else all of them"),
         CliOption("--hard", "hard", str, "only the reference's hard cases with L1 distance <= d, e.g. L1<=4 "
                   "(duplicates, all-even counts and 'maximum covered' removed; generated instances too)"),
