@@ -222,7 +222,7 @@ class FakeLLM:
     def chat(self, messages, usage=None):
         raise FakeLLMError("chat is not used")
 
-    def chat_json(self, messages, schema, usage=None):
+    def chat_json(self, messages, schema, usage=None, **sampling):
         self.calls.append((messages, schema))
         if usage is not None:
             usage.add(FakeUsage())
@@ -317,3 +317,47 @@ def test_problem_solving_ibp_starts_with_the_agreed_path():
     ibp = brain._ibp()
     assert ibp[:2] == ["L", "K"] and len(ibp) == 7 and ibp[-1] == "L"
     assert isinstance(brain, LLMBrain)
+
+
+def test_visit_of_the_start_room_is_no_agreement_to_the_partners_tour():
+    """Issue 31: "visit L" was taken as /agree to the partner's whole tour (which merely ends in L)."""
+    llm = FakeLLM([answer(("visit", ["L"]), message="we start in L"), answer(("visit", [OPT[1]]), message="yes")])
+    room = Room(brains={"ghost": BRAINS["baseline"]("ghost", 0, llm)})
+    out = room.cmd("light", "propose", *OPT)
+    assert moves(out, "ghost") == ["chat we start in L"] and room.view("ghost")["pending"]
+    out = room.chat("light", "so?")
+    assert moves(out, "ghost") == ["chat yes", "/agree"]  # the next room of the tour is an agreement to it
+
+
+def test_a_repeated_line_or_the_worked_examples_line_is_not_sent_again():
+    """Issue 31: an agent copied the worked example's message 7 turns running."""
+    from tasks.travel.brains import paper_prompts as P
+    copied = P.EXAMPLE_SCRIPT[1]["message"]  # a line of the ghost's worked example
+    llm = FakeLLM([answer(("suggest", ["L", "E"]), message="Shall we go to the empty room?"),
+                   answer(("reject", []), message="shall we go to the EMPTY room"), answer(message=copied),
+                   answer(message="Then B?"), answer(message="Ok."), answer(message="Ok.")])
+    # strict: an answer left with no move is not played by the solver (that would hide what was dropped)
+    room = Room(rules="paper", brains={"ghost": BRAINS["baseline"]("ghost", 0, llm, {"strict_llm": True})})
+    sent = []
+    for text in ("hi", "no, B first", "why?", "hm", "so", "well"):
+        sent += moves(room.chat("light", text), "ghost")
+    assert copied in llm.calls[0][0][0]["content"]  # the example is in the prompt, its line is not sent
+    # short answers may recur
+    assert sent == ["chat Shall we go to the empty room?", "/propose L E", "chat Then B?", "chat Ok.", "chat Ok."]
+    assert [n["why"] for n in notes(room.effects) if n["kind"] == "stale_message"] == ["repeated", "copied"]
+
+
+@pytest.mark.parametrize("name,sees", [("baseline", False), ("grounding", False), ("state-tracking", True)])
+def test_paper_baseline_and_grounding_are_not_told_the_agreed_path(name, sees):
+    """The paper's ablation: Baseline and Grounding keep no agreed path, so the game's announcements of it stay out
+    of their [Observation]; state-tracking has [Visited] anyway."""
+    llm = FakeLLM([answer(("agree-inner", ["L", "B"]), message="B is fine"), answer(message="what next?")],
+                  grounding=[{"thought": "", "coins": []}] * 4)
+    room = Room(rules="paper", brains={"ghost": BRAINS[name]("ghost", 0, llm)})
+    room.cmd("light", "propose", "B")
+    assert room.view("ghost")["agreed"] == ["L", "B"]
+    room.chat("light", "good")
+    user = [m for m, schema in llm.calls if "actions" in schema["properties"]][1][-1]["content"]
+    observation = user.split("[Observation]:")[1]
+    assert "Partner: good" in observation
+    assert ("agreed path" in observation) == sees and ("L-B" in user) == sees

@@ -3,6 +3,7 @@ the requests a fake OpenAI-compatible server receives: the inputs and answer fie
 the full history, the paper's temperature and max_tokens, and `inform` that never becomes /share."""
 from __future__ import annotations
 
+import itertools
 import json
 import re
 
@@ -29,7 +30,11 @@ def props(req: dict) -> dict:
     return (request_schema(req) or {}).get("properties") or {}
 
 
+ANSWERS = itertools.count(1)
+
+
 def answer(req: dict) -> str:
+    """A valid answer; its message is numbered (the agents never send the same line twice)."""
     p = props(req)
     if "coins" in p:  # the grounding module
         return json.dumps({"thought": "nothing new", "coins": []})
@@ -37,7 +42,7 @@ def answer(req: dict) -> str:
         {"thought": "L-B first"}
     return json.dumps({**thoughts, "actions": [{"type": "inform", "args": ["L", "B"]},
                                                {"type": "suggest", "args": ["L", "B"]}],
-                       "message": "I have some coins on L-B. Shall we start with L-B?"})
+                       "message": f"I have some coins on L-B ({next(ANSWERS)}). Shall we start with L-B?"})
 
 
 def play(tmp_path, agents, options=None, brain_options=None):

@@ -6,6 +6,7 @@ room, end -> /submit <tour>, inform -> /share of the hallways it names plus chat
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
@@ -76,6 +77,27 @@ ACTION_SCHEMA = action_schema(list("LEBKCA"))
 GROUNDING_SCHEMA = grounding_schema(list("LEBKCA"), 1, 10)
 
 COMMAND_ORDER = {"share": 0, "reject": 1, "agree": 2, "propose": 3, "submit": 4}
+
+
+# A message at least this long (in said_key characters) is sent once: found whole in the prompt, it was copied from
+# the worked example; sent before, it is a repeat. Shorter lines ("ok", "Fine.", "yes") are answers that may recur.
+COPY_CHARS = 20
+
+
+def said_key(text: str) -> str:
+    """A chat line as compared for repeats: lower case, words only."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def stale_text(text: str, said: set, prompt_key: str) -> Optional[str]:
+    """Why a message must not be sent: "repeated" when the seat already sent the same line, "copied" when the
+    whole message stands in the prompt (its worked example); None to send it (and for short lines, see COPY_CHARS)."""
+    key = said_key(text)
+    if len(key) < COPY_CHARS:
+        return None
+    if key in said:
+        return "repeated"
+    return "copied" if key in prompt_key else None
 
 
 def _flatten(args) -> list:
@@ -160,7 +182,18 @@ def full_path(view: dict, rooms: list[str]) -> list[str]:
     return path
 
 
+def next_room(view: dict, pending: dict) -> Optional[str]:
+    """The room a proposal adds right after the agreed path (the start room when it closes the tour); None for a
+    proposal that revises the agreed path."""
+    agreed = list(view.get("agreed") or [view["start"]])
+    path = pending["path"]
+    return path[len(agreed)] if len(path) > len(agreed) and path[:len(agreed)] == agreed else None
+
+
 def matches_pending(view: dict, args, pending: dict) -> bool:
+    """Does an agreement naming `args` answer the partner's open proposal? The whole path (either direction), its
+    last steps, or one room: the next room the proposal adds (so "visit L" on the agreed path [L] is not an
+    agreement to the partner's whole tour, which merely ends in L)."""
     if not args:
         return True
     try:
@@ -168,6 +201,8 @@ def matches_pending(view: dict, args, pending: dict) -> bool:
     except ValueError:
         return False
     path = pending["path"]
+    if len(rooms) == 1:
+        return rooms[0] == next_room(view, pending)
     if rooms == path or rooms == path[::-1]:
         return True
     return len(rooms) <= len(path) and path[-len(rooms):] == rooms

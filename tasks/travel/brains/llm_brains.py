@@ -33,7 +33,8 @@ max_tokens 1200 per turn and 600 per reading (options max_tokens, grounding_max_
 Without an LLM (llm=None), or when a call fails (any exception, e.g. bots.llm.LLMError), a brain plays that turn
 with the solver policy and notes "llm_fallback" (under the brain option strict_llm the act fails instead and the
 game is reported invalid). So does a valid answer that makes no move at all (it would leave the partner waiting):
-that act counts as valid and as a fallback. Every use of the LLM is an LLM act (`Brain.llm_act`: "action" or "grounding") with its
+that act counts as valid and as a fallback. A message the seat sent before, or one that copies a line of the prompt's
+worked example, is not sent again (note "stale_message"; short answers such as "ok" may recur). Every use of the LLM is an LLM act (`Brain.llm_act`: "action" or "grounding") with its
 validity, tokens and time. `llm` is duck-typed: any object with chat_json(messages, schema, usage=...) works; usage
 objects get .add(delta) calls with prompt_tokens / completion_tokens.
 """
@@ -49,7 +50,7 @@ from ..solver import best_tour
 from . import our_prompts as our
 from . import paper_prompts as paper
 from . import reader as rule_reader
-from .llm_actions import MAX_GROUNDED, action_schema, grounding_schema, plan_moves
+from .llm_actions import MAX_GROUNDED, action_schema, grounding_schema, plan_moves, said_key, stale_text
 from .solver_brain import SolverBrain, ekey, key_edge
 
 VARIANTS = {
@@ -105,6 +106,8 @@ class LLMBrain(Brain):
         self._gprefix: Optional[list[dict]] = None  # the grounding prompt's stable prefix, built once
         self._schemas: Optional[tuple[dict, dict]] = None  # (action, grounding) schemas, built once
         self._noted_missing = False
+        self._said: set[str] = set()  # said_key of every line this seat sent: a repeat is not sent again
+        self._prefix_key: Optional[str] = None  # said_key of the prompt's prefix (a copied example line)
 
     # ------------------------------------------------------------------------------------------------------------
     def observe(self, effect) -> None:
@@ -347,7 +350,8 @@ class LLMBrain(Brain):
         agreed = list(v.get("agreed") or [v["start"]])
         remaining = [r for r in rooms if r not in agreed[1:]]
         partner = {ekey(e): w for e, w in sorted(self.partner_ws.items())}
-        obs = "\n".join(_short(o) for o in self._observations) or ("<START>" if not self.turns else "(nothing new)")
+        seen = [o for o in self._observations if self.variant["state"] or not paper.states_agreed_path(o)]
+        obs = "\n".join(_short(o) for o in seen) or ("<START>" if not self.turns else "(nothing new)")
         return paper.input_block(self.name, dict(v["my_coins"]), partner, self.actions_history, agreed, remaining,
                                  self._ibp() if self.variant["ibp"] else None, obs)
 
@@ -401,7 +405,13 @@ class LLMBrain(Brain):
         moves = []
         if plan.shares:
             moves.append(self.command("share", ",".join(plan.shares)))
-        if plan.text:
+        if self._prefix_key is None:
+            self._prefix_key = said_key(" ".join(m["content"] for m in self._prefix or []))
+        why = stale_text(plan.text, self._said, self._prefix_key)
+        if why:  # a line sent before, or the worked example's: the partner would read it again
+            self.note("stale_message", why=why, text=plan.text[:200])
+        elif plan.text:
+            self._said.add(said_key(plan.text))
             moves.append(self.say(plan.text))
         for name, args in plan.commands:
             moves.append(self.command(name, *args))

@@ -7,8 +7,9 @@ Per variant, as in the paper (facts: ../shared/reference/traveling-adventurers.m
              problem-solving   [World-state-own] [World-state-user] [Remaining] [Visited] [IBP] [Observation]
     answer   baseline, grounding: Thought-DRAFT, optional Thought-MISSING, Action (solve allowed), Message
              state-tracking, problem-solving: one Thought, Action, Message
-Baseline and Grounding get no agreed path (the paper's ablation); nobody gets the open proposal, turns left or the
-submissions as extra lines: the game's announcements reach them in [Observation], as a partner's words would.
+Baseline and Grounding get no agreed path (the paper's ablation): not as a flag, and not through the game's
+announcements either (the lines that state it are left out of their [Observation]). Nobody gets the open proposal,
+turns left or the submissions as extra lines: the game's other announcements reach them in [Observation].
 The answer stays one JSON object checked against a schema (the fields above, actions as {"type", "args"}).
 
 System prompt sections, in the paper's order: story and task; input spec; output spec with the action list and the
@@ -103,6 +104,18 @@ EXAMPLE_SCRIPT = [
 ]
 
 
+# Game announcements that state the agreed path (agreements, proposals that extend it, undo, the final call): the
+# paper's Baseline and Grounding keep no agreed path, so in the paper style their [Observation] leaves these out.
+AGREED_PATH_WORDS = ("agreed", "proposes", "path would be")
+
+
+def states_agreed_path(observation: str) -> bool:
+    """Is this observation one of the game's lines that states the agreed path? (A partner's words never are.)"""
+    if observation.startswith("Partner:"):
+        return False
+    return any(w in observation.lower() for w in AGREED_PATH_WORDS)
+
+
 def uses_draft(variant: str) -> bool:
     return variant in DRAFT_VARIANTS
 
@@ -182,7 +195,7 @@ def example_turns(variant: str, seat: str) -> list[tuple[str, str]]:
             continue
         visited = step["visited"]
         remaining = [r for r in EXAMPLE_ROOMS if r not in visited[1:]]
-        obs = "\n".join(pending) or "<START>"
+        obs = "\n".join(o for o in pending if not (uses_draft(variant) and states_agreed_path(o))) or "<START>"
         out.append((input_block(variant, EXAMPLE_COINS[seat], dict(partner), list(history), visited, remaining,
                                 step["ibp"], obs), answer_json(variant, step)))
         history.append(", ".join(action_text(k, a) for k, a in step["actions"]
