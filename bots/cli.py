@@ -8,6 +8,7 @@
     replay PATH...              rebuild games from logs: check scores, write transcripts, tables and plots
     merge DIR...                the table of a sweep played in shards (<task> --games N --shard i/N)
     benchmark [--games N]       every task's LLM agents with the configured model: a leaderboard (CSV + HTML)
+    reproduce <task> [--yes]    a paper's LLM table with the configured model: pilot cost, then the paper beside this run
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ SUBCOMMANDS = {
     "replay": "bots.study.replay",
     "merge": "bots.merge",
     "benchmark": "bots.benchmark",
+    "reproduce": "bots.reproduce",
 }
 
 

@@ -16,6 +16,7 @@ from .conditions import (
 from .dry_run import dry_run
 from .eventlog import JsonlRoomLog, read_rows
 from .play import LOCAL_TIMERS, GameRecord, play_game, play_many, seat_names
+from .reproduce import reproduce
 from .request import RunRequest
 from .tables import agent_label, format_table, llm_totals, llm_use_table, print_rows, summary_table, write_csvs
 

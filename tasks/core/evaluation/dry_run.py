@@ -1,8 +1,9 @@
-"""`--dry-run`: what a run will cost before it is played (games, LLM acts, tokens, price), measured on a pilot."""
+"""`--dry-run`: what a run will cost before it is played (games, LLM acts, tokens, price), measured on a pilot.
+`estimate` is the arithmetic of one condition, shared with `./run_bot.sh reproduce` (reproduce.py)."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from tasks.core import TaskSpec
 
@@ -14,44 +15,71 @@ if TYPE_CHECKING:
     from .condition import Condition
 
 
+def prices_of(llm) -> tuple[Optional[float], Optional[float]]:
+    """(price per million prompt tokens, per million completion tokens) of the LLM config (llm.price_prompt /
+    price_completion, env LLM_PRICE_PROMPT / LLM_PRICE_COMPLETION); None where unknown."""
+    cfg = getattr(llm, "config", None)
+    return getattr(cfg, "price_prompt", None), getattr(cfg, "price_completion", None)
+
+
+def price(prompt_tokens: float, completion_tokens: float, prices) -> Optional[float]:
+    if any(p is None for p in prices):
+        return None
+    return prompt_tokens / 1e6 * prices[0] + completion_tokens / 1e6 * prices[1]
+
+
+def play_pilot(spec: TaskSpec, plan: "Condition", games: int, seed: int, llm, folder: str,
+               brain_options: dict) -> list[GameRecord]:
+    """`games` games of one condition (seeds seed, seed+1, ...), logged under `folder`."""
+    return [play_game(spec, seed + i, plan.agents, plan.options, llm=llm, index=i, brain_options=brain_options,
+                      log_path=os.path.join(folder, f"game-{i:04d}.jsonl")) for i in range(games)]
+
+
+def estimate(games: list[GameRecord], planned: int, prices) -> dict:
+    """The planned run of one condition from games measured on it: tokens per game and the totals times `planned`
+    (`price` None when a price is unknown)."""
+    sums = llm_totals(games)
+    per = max(1, len(games))
+    t = {"games": planned, "LLM acts": round(sums["acts"] / per * planned),
+         "prompt tokens": round(sums["prompt_tokens"] / per * planned),
+         "completion tokens": round(sums["completion_tokens"] / per * planned)}
+    t["tokens/game"] = round((sums["prompt_tokens"] + sums["completion_tokens"]) / per, 1)
+    t["price"] = price(t["prompt tokens"], t["completion tokens"], prices)
+    return t
+
+
 def dry_run(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, brain_options: dict) -> int:
     """Cost before the run: per condition, the planned games and, per game, LLM acts and tokens measured on a pilot
     (or on the games already recorded in `out_dir`), times the planned games; the price when the config has one."""
     recorded = {}
     if os.path.exists(os.path.join(out_dir, sweep.MANIFEST)):
         recorded = sweep.load_all([out_dir])[1]
-    pilot_dir = os.path.join(out_dir, "pilot")
-    cfg = getattr(llm, "config", None)
-    prices = (getattr(cfg, "price_prompt", None), getattr(cfg, "price_completion", None))
-    rows, total = [], [0, 0, 0, 0]
+    prices = prices_of(llm)
+    rows, total = [], dict.fromkeys(("games", "LLM acts", "prompt tokens", "completion tokens"), 0)
     for c, plan in enumerate(plans):
         games = [GameRecord(**r) for (ci, _), r in sorted(recorded.items()) if ci == c]
         source = f"{len(games)} recorded"
         if not games:
             n = max(1, args.pilot)
-            for i in range(n):
-                log = os.path.join(pilot_dir, plan.sub, f"game-{i:04d}.jsonl")
-                games.append(play_game(spec, args.seed + i, plan.agents, plan.options, llm=llm, log_path=log,
-                                       index=i, brain_options=brain_options))
+            games = play_pilot(spec, plan, n, args.seed, llm, os.path.join(out_dir, "pilot", plan.sub),
+                               brain_options)
             source = f"pilot of {n}"
-        sums = llm_totals(games)
-        acts, prompt, completion = sums["acts"], sums["prompt_tokens"], sums["completion_tokens"]
-        per = max(1, len(games))
-        planned = args.games
-        t = [planned, round(acts / per * planned), round(prompt / per * planned), round(completion / per * planned)]
-        total = [a + b for a, b in zip(total, t)]
+        t = estimate(games, args.games, prices)
+        total = {k: total[k] + t[k] for k in total}
         row = {**plan.columns, "agents": ",".join(plan.agents[s] for s in spec.seats), "from": source,
-               "games": t[0], "LLM acts": t[1], "prompt tokens": t[2], "completion tokens": t[3]}
-        if all(p is not None for p in prices):
-            row["price"] = round(t[2] / 1e6 * prices[0] + t[3] / 1e6 * prices[1], 2)
+               **{k: t[k] for k in total}}
+        if t["price"] is not None:
+            row["price"] = round(t["price"], 2)
         rows.append(row)
     header: list = []
     for r in rows:
         header += [k for k in r if k not in header]
     print(format_table(header, [[r.get(k, "") for k in header] for r in rows]))
-    line = f"\nall conditions: {total[0]} games, {total[1]} LLM acts, {total[2]} prompt + {total[3]} completion tokens"
-    if all(p is not None for p in prices):
-        line += f", {total[2] / 1e6 * prices[0] + total[3] / 1e6 * prices[1]:.2f} at the configured prices"
+    line = (f"\nall conditions: {total['games']} games, {total['LLM acts']} LLM acts, {total['prompt tokens']} "
+            f"prompt + {total['completion tokens']} completion tokens")
+    cost = price(total["prompt tokens"], total["completion tokens"], prices)
+    if cost is not None:
+        line += f", {cost:.2f} at the configured prices"
     elif llm is not None:
         line += " (set llm.price_prompt and llm.price_completion, per million tokens, for a price)"
     print(line)

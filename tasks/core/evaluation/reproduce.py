@@ -1,0 +1,160 @@
+"""`./run_bot.sh reproduce TASK`: a paper's LLM table (`TaskSpec.reproduction`) played with the configured model.
+
+A pilot game per condition measures tokens per game; the planned run's tokens and price are printed and confirmed
+before anything else is played. Then every condition plays its games with task option `preset: paper` under the
+condition's options (each condition its own resumable sweep under the run folder), and one table compares the
+paper's figures with this run's: per column of the reproduction "<column> (paper)" beside "<column> (this run)",
+then games, valid %, effective % (acts whose moves the rules accepted) and invalid games. An LLM act that fails is
+not played by the symbolic policy (strict mode) unless the condition's brain options say otherwise: the figures are
+the model's.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import re
+import sys
+from argparse import Namespace
+from dataclasses import replace
+from typing import Callable, Optional
+
+from tasks.core import TaskSpec
+from tasks.core.reproduction import ReproCondition
+
+from .condition import Condition
+from .conditions import sweep_conditions
+from .dry_run import estimate, play_pilot, price, prices_of
+from .play import GameRecord
+from .tables import format_table, llm_totals, summary_table
+
+try:  # the shared preset contract (tasks/core/presets.py)
+    from tasks.core.presets import PresetError, resolve_preset
+except ImportError:  # pragma: no cover - before presets exist, the options go as they are
+    PresetError, resolve_preset = ValueError, None
+
+PRESET = "paper"
+PILOT_DIR = "pilot"
+TABLE_FILES = ("reproduction.txt", "reproduction.csv")
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:80] or "x"
+
+
+def paper_setup(spec: TaskSpec, cond: ReproCondition, paper_prompts: Optional[str]) -> tuple[Condition, dict]:
+    """(the condition as a sweep plays it, its brain options): preset `paper` under the condition's options,
+    strict LLM mode unless the condition says otherwise. Raises SystemExit with the preset's message when it
+    cannot run (a release file missing)."""
+    options = {**cond.options, "preset": PRESET}
+    if paper_prompts:
+        options["paper_prompts"] = paper_prompts
+    brain_options = dict(cond.brain_options)
+    if resolve_preset is not None:
+        try:
+            options, brain_options = resolve_preset(spec, options, brain_options)
+        except PresetError as exc:
+            raise SystemExit(f"{spec.name}, {cond.label}: {exc}") from None
+    brain_options.setdefault("strict_llm", True)
+    return Condition(dict(zip(spec.seats, cond.agents)), options, slug(cond.label)), brain_options
+
+
+def pilot_table(spec: TaskSpec, setups, llm, games: int, seed: int, out_dir: str) -> tuple[str, dict]:
+    """Plays one pilot game per condition; (the estimate table, the totals of the planned run)."""
+    prices = prices_of(llm)
+    rows, totals = [], {"games": 0, "prompt tokens": 0, "completion tokens": 0}
+    for cond, plan, brain_options in setups:
+        pilot = play_pilot(spec, plan, 1, seed, llm, os.path.join(out_dir, PILOT_DIR, plan.sub), brain_options)
+        t = estimate(pilot, games, prices)
+        totals = {k: totals[k] + t[k] for k in totals}
+        rows.append([cond.label, t["tokens/game"], t["games"], t["prompt tokens"], t["completion tokens"],
+                     _money(t["price"])])
+    rows.append(["all conditions", "-", totals["games"], totals["prompt tokens"], totals["completion tokens"],
+                 _money(price(totals["prompt tokens"], totals["completion tokens"], prices))])
+    header = ["condition", "tokens/game (pilot)", "games", "prompt tokens", "completion tokens", "price"]
+    return format_table(header, rows), totals
+
+
+def _money(value: Optional[float]) -> str:
+    return "price unknown" if value is None else f"{value:.2f}"
+
+
+def reproduce(spec: TaskSpec, llm, *, games: int, seed: int, out_dir: str, paper_prompts: Optional[str] = None,
+              only: Optional[str] = None, confirm: Callable[[str], bool] = lambda _q: True,
+              parallel: int = 0) -> int:
+    """The pilot and its cost, `confirm(question)`, then every condition; prints and writes the table."""
+    repro = spec.reproduction
+    if repro is None:
+        raise SystemExit(f"{spec.name} declares no paper table to reproduce (TaskSpec.reproduction)")
+    if llm is None:
+        raise SystemExit("reproduce needs a model: set LLM_MODEL (and LLM_BASE_URL / LLM_API_KEY) or an llm section "
+                         "in --config")
+    if games < 1:
+        raise SystemExit("--games must be at least 1")
+    try:
+        conditions = [repro.condition(only)] if only else list(repro.conditions)
+    except KeyError as exc:
+        raise SystemExit(f"{spec.name}: {exc.args[0]}") from None
+    setups = [(c, *paper_setup(spec, c, paper_prompts)) for c in conditions]
+    model = getattr(llm.config, "model", "?")
+    print(f"{spec.title}: {repro.source}, preset {PRESET}, model {model}; pilot of 1 game per condition",
+          file=sys.stderr)
+    table, totals = pilot_table(spec, setups, llm, games, seed, out_dir)
+    print(f"Planned run ({games} games per condition), measured on the pilot:\n{table}")
+    if not confirm(f"Play {totals['games']} games ({totals['prompt tokens'] + totals['completion tokens']} tokens "
+                   "estimated)?"):
+        print("nothing played")
+        return 1
+    by_label = {}
+    for cond, plan, brain_options in setups:
+        args = Namespace(games=games, seed=seed, agents=",".join(cond.agents), parallel=parallel, shard=None)
+        # each condition its own sweep (its brain options differ), in the sub-folder its plan names
+        _, records = sweep_conditions(spec, [replace(plan, sub="")], args, llm, os.path.join(out_dir, plan.sub),
+                                      brain_options, "conditions")
+        by_label[cond.label] = records[0]
+    rows = [row_of(spec, c, by_label[c.label]) for c in conditions]
+    text = comparison(spec, rows, model)
+    print("\n" + text)
+    write_table(out_dir, text, rows)
+    print(f"\ntable: {os.path.join(out_dir, TABLE_FILES[0])}; games: {out_dir}")
+    return 0
+
+
+def _invalid(record: GameRecord) -> bool:
+    return bool(record.results.get("invalid")) or record.results.get("status") == "invalid"
+
+
+def row_of(spec: TaskSpec, cond: ReproCondition, records: list[GameRecord]) -> dict:
+    """One condition: the paper's and this run's figures per column, games, valid %, effective %, invalid."""
+    summary = summary_table(spec, records) if records else {}
+    row = {"condition": cond.label}
+    for col in spec.reproduction.columns:
+        row[f"{col} (paper)"] = cond.paper.get(col, "")
+        row[f"{col} (this run)"] = summary.get(col, "")
+    sums = llm_totals(records)
+    effective = [s.get("effective") for r in records for s in (r.results.get("llm") or {}).values()]
+    row["games"] = len(records)
+    row["valid %"] = round(100 * sums["valid"] / sums["acts"], 1) if sums["acts"] else ""
+    row["effective %"] = (round(100 * sum(e or 0 for e in effective) / sums["acts"], 1)
+                          if sums["acts"] and any(e is not None for e in effective) else "")
+    row["invalid"] = sum(_invalid(r) for r in records)
+    return row
+
+
+def comparison(spec: TaskSpec, rows: list[dict], model: str) -> str:
+    """The table with its heading (the paper's source, the preset and the model) and the reproduction's note."""
+    repro = spec.reproduction
+    header = list(rows[0])
+    head = f"{spec.title}: {repro.source} beside this run (preset {PRESET}, model {model})"
+    note = f"\n{repro.note}" if repro.note else ""
+    cells = [["-" if r[k] in ("", None) else r[k] for k in header] for r in rows]  # a blank reads as missing
+    return f"{head}\n{format_table(header, cells)}{note}"
+
+
+def write_table(out_dir: str, text: str, rows: list[dict]) -> None:
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, TABLE_FILES[0]), "w", encoding="utf-8") as fh:
+        fh.write(text + "\n")
+    with open(os.path.join(out_dir, TABLE_FILES[1]), "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)

@@ -1,0 +1,125 @@
+"""`./run_bot.sh reproduce TASK` (bots/reproduce.py -> tasks/core/evaluation/reproduce.py): a toy paper table on
+dond's LLM agent through the fake OpenAI server: the pilot's estimate is the pilot's tokens times the planned
+games (priced, or "price unknown"), nothing is played without confirmation, and the table sets the paper's columns
+beside this run's with valid %, effective % and invalid games, under a heading naming the preset and the model."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+
+import pytest
+
+from bots import reproduce as command
+from tasks import get_task
+from tasks.core.evaluation.reproduce import slug
+from tasks.core.reproduction import ReproCondition, Reproduction
+from tests.fake_openai import FakeOpenAI
+from tests.test_sweep import llm_env
+
+TOY = Reproduction(
+    conditions=(
+        ReproCondition("llm vs bayes", ("llm", "bayes"), brain_options={"strict_llm": False},
+                       paper={"agreement": 0.7, "total": 9.1}),
+        ReproCondition("llm self-play", ("llm", "llm"), paper={"agreement": 0.5}),
+    ),
+    columns=("agreement", "total"), source="Toy et al., Table 9")
+HEADER = ["condition", "agreement (paper)", "agreement (this run)", "total (paper)", "total (this run)", "games",
+          "valid %", "effective %", "invalid"]
+
+
+def toy_spec():
+    spec = get_task("dond")
+    extra = {}
+    if hasattr(spec, "presets"):  # the shared preset contract: the toy table's `paper` preset pins an instance
+        from tasks.core.presets import Preset
+        extra["presets"] = {**spec.presets, "paper": Preset("paper", "toy", options={"instance": 3})}
+    return dataclasses.replace(spec, reproduction=TOY, **extra)
+
+
+@pytest.fixture
+def toy(monkeypatch):
+    monkeypatch.setattr(command, "get_task", lambda name: toy_spec())
+
+
+def _rows(block: str) -> list[dict]:
+    lines = [ln for ln in block.splitlines() if ln.strip()]
+    header = re.split(r"\s{2,}", lines[0].strip())
+    return [dict(zip(header, re.split(r"\s{2,}", ln.strip()))) for ln in lines[2:]]
+
+
+def _record(out, label: str, index: int) -> dict:
+    path = out / slug(label) / "records" / f"game-{index:04d}.json"
+    return json.loads(path.read_text())
+
+
+def _tokens(record: dict, key: str) -> int:
+    return sum(s[key] for s in (record["results"].get("llm") or {}).values())
+
+
+def test_pilot_estimate_then_the_papers_columns_beside_this_run(toy, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "run"
+    with FakeOpenAI() as fake:
+        llm_env(fake, monkeypatch)
+        monkeypatch.setenv("LLM_PRICE_PROMPT", "2.5")
+        monkeypatch.setenv("LLM_PRICE_COMPLETION", "10")
+        assert command.main(["dond", "--games", "3", "--out", str(out), "--yes"]) == 0
+    text = capsys.readouterr().out
+    pilot_block, _, rest = text.partition("\n\n")
+    estimate = {r["condition"]: r for r in _rows(pilot_block.split(":\n", 1)[1])}
+    total_prompt = total_completion = 0
+    for cond in TOY.conditions:
+        # the pilot is game 0's seed with the same fake answers: its tokens are game 0's
+        first = _record(out, cond.label, 0)
+        prompt, completion = _tokens(first, "prompt_tokens"), _tokens(first, "completion_tokens")
+        row = estimate[cond.label]
+        assert float(row["tokens/game (pilot)"]) == prompt + completion > 0
+        assert int(row["games"]) == 3
+        assert int(row["prompt tokens"]) == prompt * 3 and int(row["completion tokens"]) == completion * 3
+        assert row["price"] == f"{prompt * 3 / 1e6 * 2.5 + completion * 3 / 1e6 * 10:.2f}"
+        total_prompt, total_completion = total_prompt + prompt * 3, total_completion + completion * 3
+    assert int(estimate["all conditions"]["prompt tokens"]) == total_prompt
+    table_text = (out / "reproduction.txt").read_text()
+    assert table_text.strip() in text
+    heading, table = table_text.split("\n", 1)
+    assert "Toy et al., Table 9" in heading and "preset paper" in heading and "model fake-model" in heading
+    header = re.split(r"\s{2,}", table.splitlines()[0].strip())
+    assert header == HEADER
+    rows = {r["condition"]: r for r in _rows(table)}
+    assert rows["llm vs bayes"]["agreement (paper)"] == "0.7" and rows["llm vs bayes"]["total (paper)"] == "9.1"
+    assert rows["llm self-play"]["agreement (paper)"] == "0.5"
+    assert all(int(r["games"]) == 3 for r in rows.values())
+    # "OK" is no act: strict mode (the default) ends every self-play game invalid; with fallback nothing is invalid
+    assert rows["llm self-play"]["invalid"] == "3" and rows["llm vs bayes"]["invalid"] == "0"
+    assert float(rows["llm vs bayes"]["valid %"]) == 0.0
+    assert (out / "reproduction.csv").read_text().splitlines()[0].split(",") == HEADER
+    logged = [json.loads(ln) for ln in
+              (out / slug("llm self-play") / "logs" / "game-0000.jsonl").read_text().splitlines()]
+    assert '"preset": "paper"' in json.dumps(logged)  # every game's log records the preset
+
+
+def test_price_unknown_and_no_game_without_confirmation(toy, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "run"
+    monkeypatch.setattr("sys.stdin", open("/dev/null"))
+    with FakeOpenAI() as fake:
+        llm_env(fake, monkeypatch)
+        assert command.main(["dond", "--out", str(out), "--condition", "llm self-play"]) == 1
+    captured = capsys.readouterr()
+    assert "price unknown" in captured.out and "nothing played" in captured.out
+    assert "--yes" in captured.err
+    assert "llm vs bayes" not in captured.out  # --condition: that row alone
+    assert not (out / slug("llm self-play")).exists() and not (out / "reproduction.txt").exists()
+
+
+def test_clear_messages_without_a_model_a_table_or_a_known_condition(toy, tmp_path, monkeypatch):
+    for var in ("LLM_MODEL", "LLM_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "LLM_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(SystemExit, match="reproduce needs a model"):
+        command.main(["dond", "--out", str(tmp_path), "--yes"])
+    with FakeOpenAI() as fake:
+        llm_env(fake, monkeypatch)
+        with pytest.raises(SystemExit, match="no condition 'nope'"):
+            command.main(["dond", "--out", str(tmp_path), "--yes", "--condition", "nope"])
+        monkeypatch.setattr(command, "get_task", lambda name: dataclasses.replace(get_task("dond"), reproduction=None))
+        with pytest.raises(SystemExit, match="declares no paper table"):
+            command.main(["dond", "--out", str(tmp_path), "--yes"])
