@@ -13,6 +13,7 @@ import pytest
 from bots import reproduce as command
 from tasks import get_task
 from tasks.core.evaluation.reproduce import slug
+from tasks.core.presets import Preset
 from tasks.core.reproduction import ReproCondition, Reproduction
 from tests.fake_openai import FakeOpenAI
 from tests.test_sweep import llm_env
@@ -30,11 +31,8 @@ HEADER = ["condition", "agreement (paper)", "agreement (this run)", "total (pape
 
 def toy_spec():
     spec = get_task("dond")
-    extra = {}
-    if hasattr(spec, "presets"):  # the shared preset contract: the toy table's `paper` preset pins an instance
-        from tasks.core.presets import Preset
-        extra["presets"] = {**spec.presets, "paper": Preset("paper", "toy", options={"instance": 3})}
-    return dataclasses.replace(spec, reproduction=TOY, **extra)
+    paper = Preset("paper", "toy: pins an instance", options={"instance": 3})
+    return dataclasses.replace(spec, reproduction=TOY, presets={**spec.presets, "paper": paper})
 
 
 @pytest.fixture
@@ -95,7 +93,8 @@ def test_pilot_estimate_then_the_papers_columns_beside_this_run(toy, tmp_path, m
     assert (out / "reproduction.csv").read_text().splitlines()[0].split(",") == HEADER
     logged = [json.loads(ln) for ln in
               (out / slug("llm self-play") / "logs" / "game-0000.jsonl").read_text().splitlines()]
-    assert '"preset": "paper"' in json.dumps(logged)  # every game's log records the preset
+    assert '"preset": "paper"' in json.dumps(logged)  # every game's log records the preset ...
+    assert '"instance": 3' in json.dumps(logged)  # ... and the preset's options reached the game
 
 
 def test_price_unknown_and_no_game_without_confirmation(toy, tmp_path, monkeypatch, capsys):
@@ -120,6 +119,12 @@ def test_clear_messages_without_a_model_a_table_or_a_known_condition(toy, tmp_pa
         llm_env(fake, monkeypatch)
         with pytest.raises(SystemExit, match="no condition 'nope'"):
             command.main(["dond", "--out", str(tmp_path), "--yes", "--condition", "nope"])
+        needs_release = Preset("paper", "reads prompts", release_files=("prompts/dond.txt",), release="toy/repo")
+        monkeypatch.setattr(command, "get_task", lambda name: dataclasses.replace(toy_spec(), presets={
+            "paper": needs_release}))
+        with pytest.raises(SystemExit, match="--paper-prompts PATH.*prompts/dond.txt.*toy/repo"):
+            command.main(["dond", "--out", str(tmp_path), "--yes"])
+        assert not fake.requests  # stopped before the pilot
         monkeypatch.setattr(command, "get_task", lambda name: dataclasses.replace(get_task("dond"), reproduction=None))
         with pytest.raises(SystemExit, match="declares no paper table"):
             command.main(["dond", "--out", str(tmp_path), "--yes"])

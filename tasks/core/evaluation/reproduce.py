@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Callable, Optional
 
 from tasks.core import TaskSpec
+from tasks.core.presets import PresetError, resolve_preset
 from tasks.core.reproduction import ReproCondition
 
 from .condition import Condition
@@ -27,10 +28,6 @@ from .dry_run import estimate, play_pilot, price, prices_of
 from .play import GameRecord
 from .tables import format_table, llm_totals, summary_table
 
-try:  # the shared preset contract (tasks/core/presets.py)
-    from tasks.core.presets import PresetError, resolve_preset
-except ImportError:  # pragma: no cover - before presets exist, the options go as they are
-    PresetError, resolve_preset = ValueError, None
 
 PRESET = "paper"
 PILOT_DIR = "pilot"
@@ -49,11 +46,10 @@ def paper_setup(spec: TaskSpec, cond: ReproCondition, paper_prompts: Optional[st
     if paper_prompts:
         options["paper_prompts"] = paper_prompts
     brain_options = dict(cond.brain_options)
-    if resolve_preset is not None:
-        try:
-            options, brain_options = resolve_preset(spec, options, brain_options)
-        except PresetError as exc:
-            raise SystemExit(f"{spec.name}, {cond.label}: {exc}") from None
+    try:
+        options, brain_options = resolve_preset(spec, options, brain_options)
+    except PresetError as exc:
+        raise SystemExit(f"{spec.name}, {cond.label}: {exc}") from None
     brain_options.setdefault("strict_llm", True)
     return Condition(dict(zip(spec.seats, cond.agents)), options, slug(cond.label)), brain_options
 
