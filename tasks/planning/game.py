@@ -30,6 +30,12 @@ BONUS_TIERS = ((1.0, 2.0), (0.9, 1.0), (0.8, 0.5))
 SEARCHES_SHOWN = 5
 
 
+def _shown_card(card: dict) -> dict:
+    """A scorecard as the original's user saw it: per slot and checklist, not per preference (a preference's own
+    score would give its hidden weight away)."""
+    return {k: v for k, v in card.items() if k != "per_pref"}
+
+
 class PlanningGame(DialopGame):
     task = "planning"
     title = "Travel Planning"
@@ -113,7 +119,8 @@ class PlanningGame(DialopGame):
                     "random_best": self.inst.get("random_best"),
                     "must_respond": p is not None,
                     "proposals": [{"id": h["id"], "full": h["full"], "status": h["status"], "slots": h["slots"],
-                                   "sites": self._slot_sites(h["slots"]), "card": h["card"]} for h in self.history]}
+                                   "sites": self._slot_sites(h["slots"]), "card": _shown_card(h["card"])}
+                                  for h in self.history]}
         return {**common, "sites": self.sites, "features": self.inst["features"],
                 "proposals": [{"id": h["id"], "full": h["full"], "status": h["status"], "slots": h["slots"]}
                               for h in self.history],

@@ -27,7 +27,7 @@ BUDGETS = tuple(range(30, 100, 10))
 TYPES = ("restaurant", "bar", "cafe", "museum", "landmark", "park", "shop")
 # A person sees the preference texts only, never the weights (the generator draws them uniformly from 1..10 and
 # independently of the wording): how strongly a person words a wish tells nothing about its weight, so what people
-# said in a replayed dialogue weighs the generator's mean. (The simulated user knows its weights and words them.)
+# said in a replayed dialogue weighs the generator's mean. (Only `simuser-weights`, ours, knows its weights and words them.)
 PRIOR_MEAN = 5.5
 # Under the original rules the release's misspelt template keys (has_parking, has_takeout) never score: the game's
 # rules are public (every seat's view), so the planner gives those features no weight there.

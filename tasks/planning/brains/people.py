@@ -1,6 +1,7 @@
 """Scripted travellers for `--population`: people who write the way the released Planning dialogues do, each with
-the simulated user's private preferences and its judgement of a proposal (accept when it scores as well as a
-random plan's best and nothing costs much), differing in how they talk:
+the simulated user's knowledge (the preference texts and the scorecards, never the hidden weights) and its judgement
+of a proposal (accept when it scores as well as a random plan's best and nothing costs much), differing in how they
+talk:
 
 - `person-cooperative`: the simulated user (tells three wishes a message, answers questions, says why it rejects).
 - `person-all-at-once`: every wish in its first message, then only clicks (a bare Reject, never a word more).
@@ -20,7 +21,7 @@ import re
 
 from tasks.core.discipline import Waiting
 
-from .simuser import OPENERS, SimUserBrain, terse, typo
+from .simuser import OPENERS, SimUserBrain, typo
 
 WHY = ["why {a}?", "is {a} good for us? why that one?", "hmm why {a} tho", "whats good about {a}?"]
 CHEAPER = ["is there anything cheaper?", "how much is that all together?", "any cheaper option?"]
@@ -194,7 +195,7 @@ class Terse(Person):
             self.opened = True
             first = self._order()[:4]
             self.told |= set(first)
-            return [self._say(terse([self.view["pref_specs"][i] for i in first]))]
+            return [self._say(self._terse([self.view["pref_specs"][i] for i in first]))]
         return SimUserBrain.act(self)
 
 

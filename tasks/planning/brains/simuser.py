@@ -1,9 +1,17 @@
 """A simulated traveller ("simuser") for self-play: tells its private preferences in its own plain English (lower
-case, varied phrasings, the odd typo; never the preference texts themselves), the most important first and more
-when asked, with how much each matters in the wording ("a must", "really", "would be nice"). It judges each full
-proposal by its scorecard: it accepts when the score beats the best of 100 random itineraries (the yardstick the
-original showed users) and nothing big is fixable, otherwise rejects and says what hurts most; after three
-rejections, or at the forced final proposal, it accepts."""
+case, varied phrasings, the odd typo; never the preference texts themselves), three at a time and more when asked.
+It judges each full proposal by its scorecard: it accepts when the score beats the best of 100 random itineraries
+(the yardstick the original showed users) and nothing big is fixable, otherwise rejects and says what hurts most;
+after three rejections, or at the forced final proposal, it accepts.
+
+It knows only what the original's users saw (reference §3.3, §3.5): the preference texts in the order shown (their
+meaning: which features, sites, types, budget) and the scorecards (per-slot scores, the checklist). The weights
+are hidden from it (stripped from its briefing), so it tells its wishes in the shown order, all in the same plain
+words, and weighs a complaint by the score its scorecard shows.
+
+`simuser-weights` (ours, not the paper's): the same traveller told its hidden weights; it tells the most important
+first and says how much each matters ("a must", "really", "would be nice"). It is an upper bound for an assistant
+that reads strength from wording, not a person."""
 from __future__ import annotations
 
 import random
@@ -36,9 +44,17 @@ def typo(word: str, rng: random.Random) -> str:
     return word[:i] + word[i + 1] + word[i] + word[i + 2:]
 
 
-def phrase(p: dict, rng: random.Random) -> str:
-    """One preference in plain words (the strength is in the wording)."""
-    lv = level(p["weight"])
+def phrase(p: dict, rng: random.Random, lv: Optional[str] = None) -> str:
+    """One preference in plain words. With a strength level (`simuser-weights`) the wording says it; without one
+    (the default user, who never saw a weight) every preference is said the same plain way, and a wish for a place
+    says only what its text says (whether it is insisted on)."""
+    if lv is None:
+        if p["kind"] == "want_to_go":
+            names = " or ".join(p["sites"])
+            return f"i have to go to {names}" if p.get("penalize") else f"my friend recommended {names}"
+        if p["kind"] == "at_least_one":
+            return f"i need at least one {p['etype']}" if p.get("penalize") else f"i'd like at least one {p['etype']}"
+        lv = "mid"
     kind = p["kind"]
     if kind == "feature":
         key = p["key"].replace("_", " ")
@@ -97,12 +113,13 @@ TERSE = {"top": ("must", "must avoid"), "high": ("really want", "really avoid"),
          "low": ("would be nice", "would be nice to skip"), "lowest": ("slightly like", "slightly avoid")}
 
 
-def terse(prefs: list) -> list[str]:
-    """All preferences in few words (a word budget): one sentence per strength, wishes before dislikes, e.g.
+def terse(prefs: list, cues: bool = False) -> list[str]:
+    """All preferences in few words (a word budget), wishes before dislikes: without weights "like: vegan options,
+    one museum. avoid: live music. budget $40. short travel"; with them (`cues`) one sentence per strength, e.g.
     "must: vegan options, a museum. really avoid: live music. budget $40. short travel"."""
     wants: dict = {}
     for p in prefs:
-        lv = level(p["weight"])
+        lv = level(p["weight"]) if cues else "mid"
         if p["kind"] == "feature":
             key = p["key"].replace("_", " ")
             if key == "rating":
@@ -124,7 +141,7 @@ def terse(prefs: list) -> list[str]:
     rank = ["top", "high", "mid", "low", "lowest"]
     out = [(rank.index(lv), neg, f"{TERSE[lv][neg]}: {', '.join(items)}") for (lv, neg), items in wants.items()]
     for p in prefs:  # budget and travel in their place by how much they matter
-        lv = level(p["weight"])
+        lv = level(p["weight"]) if cues else "mid"
         if p["kind"] == "budget":
             b = p["budget"]
             out.append((rank.index(lv), 2, {"top": f"must: budget ${b}", "high": f"really: budget ${b}",
@@ -147,6 +164,7 @@ def topic_of(p: dict) -> str:
 
 class SimUserBrain(Brain):
     name = "simuser"
+    cues = False  # True: it knows its hidden weights and says them (`simuser-weights`, ours)
 
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
@@ -160,7 +178,10 @@ class SimUserBrain(Brain):
 
     def observe(self, effect) -> None:
         if isinstance(effect, View) and effect.data.get("role") == "user":
-            self.view = {**effect.data, "pref_specs": self.briefing["pref_specs"]}
+            specs = self.briefing["pref_specs"]
+            if not self.cues:  # the meaning of each shown text, never its weight
+                specs = [{k: v for k, v in p.items() if k != "weight"} for p in specs]
+            self.view = {**effect.data, "pref_specs": specs}
         elif isinstance(effect, ChatShown):
             if effect.seat != self.seat:
                 self.inbox.append(effect.text.lower())
@@ -188,8 +209,19 @@ class SimUserBrain(Brain):
         return not (p["kind"] == "feature" and self._rules().get("keys") == "original" and "_" in p["key"])
 
     def _order(self) -> list[int]:
+        """The preferences to tell: in the order the page shows them, or (`cues`) the most important first."""
         prefs = self.view["pref_specs"]
-        return sorted((i for i in range(len(prefs)) if self._counts(prefs[i])), key=lambda i: -abs(prefs[i]["weight"]))
+        order = [i for i in range(len(prefs)) if self._counts(prefs[i])]
+        return sorted(order, key=lambda i: -abs(prefs[i]["weight"])) if self.cues else order
+
+    def _level(self, p: dict) -> Optional[str]:
+        return level(p["weight"]) if self.cues else None
+
+    def _phrase(self, p: dict) -> str:
+        return phrase(p, self.rng, self._level(p))
+
+    def _terse(self, prefs: list) -> list[str]:
+        return terse(prefs, self.cues)
 
     def _tell(self, n: int, topics: tuple = ()) -> list[str]:
         prefs = self.view["pref_specs"]
@@ -197,7 +229,7 @@ class SimUserBrain(Brain):
         first = [i for i in order if topic_of(prefs[i]) in topics]
         pick = (first + [i for i in order if i not in first])[:max(n, len(first))]
         self.told |= set(pick)
-        return [phrase(prefs[i], self.rng) for i in pick]
+        return [self._phrase(prefs[i]) for i in pick]
 
     def act(self):
         v = self.view
@@ -220,7 +252,7 @@ class SimUserBrain(Brain):
             self.opened = True
             self.told |= set(untold)
             # (no typos here: with so few words every one must get through)
-            return [self._say(terse([v["pref_specs"][i] for i in untold]), typos=False)]
+            return [self._say(self._terse([v["pref_specs"][i] for i in untold]), typos=False)]
         if self.opened and not heard and not turn:
             return []
         parts = []
@@ -256,30 +288,45 @@ class SimUserBrain(Brain):
                 return [self.command("reject")]
             top = [p for _, _, p in sorted(((loss, i, p) for i, (loss, _, p) in enumerate(complaints)),
                                            key=lambda x: (-x[0], x[1]))[:2]]
-            return [self.command("reject"), self._say(["no"] + terse(top), first=False, typos=False)]
+            return [self.command("reject"), self._say(["no"] + self._terse(top), first=False, typos=False)]
         parts = [c for loss, c, _ in sorted(complaints, key=lambda x: -x[0])[:2] if loss >= 2]
         parts = parts or ["hmm, i think we can do better"]
         parts += self._tell(1)
         return [self.command("reject"), self._say(["no thanks"] + parts, first=False)]
 
     def _complaints(self, prop: dict) -> list[tuple[int, str, dict]]:
-        """(points lost, what to say, the preference) for each fixable thing that costs points."""
+        """(points lost, what to say, the preference) for each fixable thing that costs points. The points are
+        the scorecard's (a stop's score, the travel legs' score, a checklist line's score); `cues` counts each
+        preference's own weight instead."""
         prefs = self.view["pref_specs"]
         rules = self._rules()
+        card = prop["card"]
         out = []
-        for site in [s for s in prop["sites"] if s is not None]:
+        for k, site in enumerate(prop["sites"]):
+            if site is None:
+                continue
             for p in prefs:
                 if p["kind"] == "feature":
-                    val = feature_value(site, p, rules)
-                    if val < 0:
-                        out.append((-val, f"{site['name']} is bad for me: {phrase(p, self.rng)}", p))
-        legs = [d for d in prop["card"]["legs"] if d is not None]
+                    if self.cues:
+                        loss = -feature_value(site, p, rules)
+                    else:  # the site has what this preference dislikes (its text says so); the stop's score shows
+                        loss = -card["by_slot"][2 * k] if feature_value(site, dict(p, weight=1), rules) < 0 else 0
+                    if loss > 0:
+                        out.append((loss, f"{site['name']} is bad for me: {self._phrase(p)}", p))
+        legs = [d for d in card["legs"] if d is not None]
         dist = next((p for p in prefs if p["kind"] == "distance"), None)
         if dist and legs and max(legs) > 0.8:
-            out.append((-sum(int(dist["weight"] * d) for d in legs), f"that's {max(legs)} miles between two stops. "
-                        + phrase(dist, self.rng), dist))
-        for c, p in zip(prop["card"]["checklist"], [p for p in prefs if p["kind"] in ("budget", "want_to_go",
-                                                                                       "at_least_one")]):
+            loss = (-sum(int(dist["weight"] * d) for d in legs) if self.cues
+                    else -(card["by_slot"][1] + card["by_slot"][3]))
+            out.append((loss, f"that's {max(legs)} miles between two stops. " + self._phrase(dist), dist))
+        for c, p in zip(card["checklist"], [p for p in prefs if p["kind"] in ("budget", "want_to_go",
+                                                                             "at_least_one")]):
             if c["score"] < 0:
-                out.append((-c["score"], phrase(p, self.rng), p))
+                out.append((-c["score"], self._phrase(p), p))
         return out
+
+
+class WeightCueUser(SimUserBrain):
+    """Ours, not the paper's: the simulated user told its hidden weights (see the module docstring)."""
+    name = "simuser-weights"
+    cues = True
