@@ -78,7 +78,7 @@ for _task, (_generated, _agents) in DIALOP.items():
         "up to the cut, then the agents); the humans' row is the released file's own dialogues.")
 
 # Rows every run of a figure repeats (the same instances' best split, the people): kept from the first run only.
-OURS = "ours:"
+OURS = ("ours:", "this run:")  # the first column of our own rows (dond: "this run: <agents> (preset P)")
 
 
 def printed_table(text: str) -> tuple[list[str], list[list[str]]]:

@@ -223,6 +223,7 @@ def test_the_cli_table_has_ours_and_best_rows_and_per_game_rows(tmp_path, capsys
     out = capsys.readouterr().out
     assert "3 instances (generated, hard L1<=4)" in out and "seeds 0..2" in out
     rows = [ln.split()[0:2] for ln in out.splitlines()]
-    assert ["ours:", "greedy,fair-split"] in rows and ["best", "(EF+PO,"] in rows
+    assert ["this", "run:", "greedy,fair-split"] in [ln.split()[0:3] for ln in out.splitlines()]
+    assert ["best", "(EF+PO,"] in rows and "(preset ours)" in out
     assert "humans (data file)" not in out  # generated instances have no outcomes of people
     assert (tmp_path / "games.csv").read_text().count("\n") == 4 and len(list((tmp_path / "logs").iterdir())) == 3
