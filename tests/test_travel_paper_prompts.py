@@ -1,6 +1,7 @@
-"""The four LLM agents with the paper's prompt structure (prompts="paper", the default under rules=paper), checked on
-the requests a fake OpenAI-compatible server receives: the inputs and answer fields per variant, the worked example,
-the full history, the paper's temperature and max_tokens, and `inform` that never becomes /share."""
+"""The four LLM agents with the paper's prompt structure in our wording (prompts="paper", the default under
+rules=paper), checked on the requests a fake OpenAI-compatible server receives: the inputs and answer fields per
+variant, the worked example, the full history, the sampling per use (brain option `sampling`, here the paper's from
+preset `paper`), and `inform` that never becomes /share. The preset itself: test_travel_paper_preset.py."""
 from __future__ import annotations
 
 import itertools
@@ -13,6 +14,7 @@ from tasks.core import evaluation
 from tasks.core.evaluation import read_rows
 from bots.llm import LLMClient, LLMConfig
 from tasks import get_task
+from tasks.travel.spec import PAPER_SAMPLING
 from tests.fake_openai import FakeOpenAI, request_schema
 
 TRAVEL = get_task("travel")
@@ -46,6 +48,7 @@ def answer(req: dict) -> str:
 
 
 def play(tmp_path, agents, options=None, brain_options=None):
+    brain_options = {"sampling": PAPER_SAMPLING, **(brain_options or {})}
     with FakeOpenAI(default=answer) as fake:
         cfg = LLMConfig(model="test-model", base_url=fake.url, api_key="sk-test", timeout=5.0, max_retries=0)
         with LLMClient(cfg, sleep=lambda s: None) as llm:
@@ -101,7 +104,7 @@ def test_the_whole_history_is_kept_by_default_and_options_change_the_defaults(tm
         assert len(req["messages"]) == 1 + 2 * k + 1
     assert turns[-1]["messages"][1]["content"] == turns[0]["messages"][-1]["content"]
     _, reqs = play(tmp_path, {"light": "baseline", "ghost": "baseline"}, {"turn_limit": 12},
-                   {"history_turns": 1, "temperature": 0.3, "max_tokens": 500})
+                   {"history_turns": 1, "sampling": {"*": {"temperature": 0.3}, "turn": {"max_tokens": 500}}})
     turns = turns_of(reqs, "light")
     assert max(len(r["messages"]) for r in turns) <= 1 + 2 * 2 + 1  # trimmed in blocks of history_turns
     assert all(r["temperature"] == 0.3 and r["max_tokens"] == 500 for r in turns)
@@ -136,7 +139,6 @@ def test_our_prompts_stay_available_under_paper_rules(tmp_path):
     user = turns[0]["messages"][-1]["content"]
     assert "[Open-proposal]" in user and "thought" in props(turns[0])
     assert "example conversation" not in turns[0]["messages"][0]["content"]
-    assert turns[0]["temperature"] != 1.0  # the client's configured temperature, not the paper's
 
 
 def test_a_paper_agent_repeating_an_agreed_step_does_not_propose_going_back():

@@ -1,9 +1,40 @@
 """TRAVELING ADVENTURERS as a task of the bot suite."""
-from tasks.core import Benchmark, CliOption, TaskSpec
+from tasks.core import Benchmark, CliOption, Preset, TaskSpec
+from tasks.core.reproduction import ReproCondition, Reproduction
 
 from . import metrics, page
 from .brains import BRAINS
+from .brains.paper_release import release_files
+from .brains.release_text import RELEASE
 from .game import TravelGame
+
+# The paper's LLM protocol (facts: ../shared/reference/traveling-adventurers.md §4.1): gpt-4o-2024-08-06 at
+# temperature 1 with the batch's `seed` for every call of both agents and the state tracker (one run is one batch;
+# the paper ran seeds 1011, 143, 9999, 8060 with 25 games each), max_tokens 1200 per agent answer and 600 per
+# state-tracker reading.
+PAPER_SAMPLING = {"*": {"temperature": 1.0, "seed": 1011}, "turn": {"max_tokens": 1200},
+                  "grounding": {"max_tokens": 600}}
+PAPER = Preset(
+    "paper",
+    "the paper's self-play protocol: its rules (no /share, independent submissions, 15 answers each), its six "
+    "preset boards, its own prompts read from the release (free-text answers with its flags), the full history, "
+    "temperature 1, seed 1011, max_tokens 1200 per answer and 600 per state-tracker reading",
+    options={"rules": "paper", "boards": "preset", "turn_limit": 15},
+    brain_options={"prompts": "paper", "sampling": PAPER_SAMPLING},
+    release_files=release_files(),
+    release=RELEASE,
+)
+# Table 1 of the paper: 100 self-play games per agent (4 seeds x 25), the same agent in both seats.
+REPRODUCTION = Reproduction(
+    conditions=tuple(ReproCondition(f"{name} self-play", (name, name), {"boards": "preset"},
+                                    paper={"identical %": i, "correct %": c, "optimal %": o})
+                     for name, (i, c, o) in (("baseline", (99, 71, 28)), ("grounding", (100, 65, 25)),
+                                             ("state-tracking", (99, 86, 17)), ("problem-solving", (98, 98, 45)))),
+    columns=("identical %", "correct %", "optimal %"),
+    source="Traveling Adventurers (arXiv 2505.15490), Table 1: gpt-4o self-play, 100 games per agent",
+    note="The paper's Correct is the release's check (identical and N+1 rooms long); ours also checks that the tour "
+         "is a cycle through every room from the start. The human study (Table 3) needs people.",
+)
 
 SPEC = TaskSpec(
     name="travel",
@@ -16,6 +47,8 @@ SPEC = TaskSpec(
                          (("boards", "preset"),), "optimal %", "percent"),
                Benchmark("baseline pair, preset boards", ("baseline", "baseline"), (("boards", "preset"),),
                          "optimal %", "percent")),
+    presets={"paper": PAPER},
+    reproduction=REPRODUCTION,
     population=("light", tuple(n for n in BRAINS if n.startswith("person-"))),  # scripted people (brains/people.py)
     summarize=metrics.summarize,
     per_game_columns=("identical", "correct", "optimal", "s90", "score", "optimum", "percentile", "turns",

@@ -25,10 +25,12 @@ in both: its own stable prefix (instructions for this house, one worked example)
 Prompt styles (brain option prompts = "paper" | "ours"; default: "paper" when the game plays the paper's rules, its
 view["rules"] == "paper", else "ours"). "paper" is the paper's structure per variant (paper_prompts.py: the
 variant's input flags, Thought-DRAFT / Thought-MISSING / solve for baseline and grounding, no agreed path for them, a
-worked example conversation in the system prompt, the paper's GSM for the grounding module) with the paper's
-defaults: the full history (history_turns / prompt_chars options cut it), temperature 1 (option temperature),
-max_tokens 1200 per turn and 600 per reading (options max_tokens, grounding_max_tokens); inform never becomes /share
-(the message carries the coins, as in the paper). "ours" is the layout described above.
+worked example conversation in the system prompt, the paper's GSM for the grounding module) with the full history
+(history_turns / prompt_chars options cut it); inform never becomes /share (the message carries the coins, as in
+the paper). With brain option paper_prompts (a checkout of the paper's release; preset `paper` needs it) the paper
+style uses the paper's own prompts and free-text answers with its flags (paper_release.py) instead of our wording
+and JSON. "ours" is the layout described above. Sampling (temperature, max_tokens, seed, ...) is brain option
+`sampling` (`Brain.sampling`) for the uses "turn" and "grounding"; preset `paper` sets the paper's (spec.py).
 
 Without an LLM (llm=None), or when a call fails (any exception, e.g. bots.llm.LLMError), a brain plays that turn
 with the solver policy and notes "llm_fallback" (under the brain option strict_llm the act fails instead and the
@@ -49,6 +51,7 @@ from ..board import edge
 from ..solver import best_tour
 from . import our_prompts as our
 from . import paper_prompts as paper
+from . import paper_release as release
 from . import reader as rule_reader
 from .llm_actions import MAX_GROUNDED, action_schema, grounding_schema, plan_moves, said_key, stale_text
 from .solver_brain import SolverBrain, ekey, key_edge
@@ -89,6 +92,7 @@ class LLMBrain(Brain):
         o = self.options
         self.stable_prefix = _flag(o.get("stable_prefix", True))
         self._style: Optional[str] = None  # "paper" or "ours": settled by the first view (the game's rules)
+        self.release: Optional[str] = None  # a checkout of the paper's release (paper style with paper_prompts)
         self.history_turns = 1  # past turns kept in the prompt (see the docstring); paper style: all of them
         # stable prefix: the history is trimmed when prefix + history exceed this many characters (~1.5k tokens)
         self.prompt_chars: Optional[int] = 4000
@@ -137,6 +141,8 @@ class LLMBrain(Brain):
         if style not in ("paper", "ours"):
             raise ValueError(f"unknown prompts {style!r}; use paper or ours")
         self._style = style
+        # the paper's own prompts, read from its release (preset paper): free-text answers with the paper's flags
+        self.release = str(o["paper_prompts"]) if style == "paper" and o.get("paper_prompts") else None
         full = style == "paper"  # the paper keeps the whole conversation
         h = o.get("history_turns")
         self.history_turns = (None if full else 1) if h is None else int(h)
@@ -146,20 +152,6 @@ class LLMBrain(Brain):
     @property
     def paper_style(self) -> bool:
         return self._style == "paper"
-
-    def _call_options(self, use: str) -> dict:
-        """Paper style: the paper's temperature 1 and max_tokens (1200 per turn, 600 per reading), as options.
-        Ours: only what the options set (the client's configuration otherwise)."""
-        o = self.options
-        out = {}
-        t = o.get("temperature", 1.0 if self.paper_style else None)
-        if t is not None:
-            out["temperature"] = float(t)
-        key, default = ("grounding_max_tokens", 600) if use == "grounding" else ("max_tokens", 1200)
-        m = o.get(key, default if self.paper_style else None)
-        if m is not None:
-            out["max_tokens"] = int(m)
-        return out
 
     def schemas(self) -> tuple[dict, dict]:
         """(action schema, grounding schema) of this seat's house, written once."""
@@ -194,7 +186,12 @@ class LLMBrain(Brain):
             with self.llm_act("action") as act:
                 user = self._input()
                 messages = self._turn_messages(user)
-                out = self.llm.chat_json(messages, self.schemas()[0], usage=act, **self._call_options("action"))
+                if self.release:
+                    answer = self.llm.chat(messages, usage=act, **self.sampling("turn"))
+                    out = release.parse_answer(answer)
+                else:
+                    out = self.llm.chat_json(messages, self.schemas()[0], usage=act, **self.sampling("turn"))
+                    answer = json.dumps(out, ensure_ascii=False)
                 if not isinstance(out, dict) or not isinstance(out.get("actions", []), list):
                     raise ValueError("the answer is not an action object")
         except Exception as exc:  # bots.llm.LLMError and anything malformed: play this turn with the solver
@@ -203,7 +200,6 @@ class LLMBrain(Brain):
                 return []
             return self._fallback_moves()
         self._observations = []
-        answer = json.dumps(out, ensure_ascii=False)
         self.turns.append((user, answer))
         try:
             moves = self._apply(out)
@@ -230,7 +226,10 @@ class LLMBrain(Brain):
     def _turn_messages(self, user: str) -> list[dict]:
         """The stable prefix, the history (append-only, or the sliding window), this turn's input."""
         if self._prefix is None:
-            if self.paper_style:  # the worked example is part of the paper's system prompt
+            if self.release:  # the paper's own system prompt, its worked example included
+                self._prefix = [{"role": "system", "content": release.system_prompt(self.release, self.name,
+                                                                                    self.view)}]
+            elif self.paper_style:  # the worked example is part of the paper's system prompt
                 self._prefix = [{"role": "system", "content": paper.system_prompt(self.name, self.view)}]
             else:
                 self._prefix = [{"role": "system", "content": self._system_prompt()}] + self._example()
@@ -290,12 +289,16 @@ class LLMBrain(Brain):
         if self.paper_style:  # the paper's GSM: [Message] [OWS] ([Loc]) [World]
             known_d = {ekey(e): w for e, w in sorted(self.partner_ws.items())}
             other = "ghost" if v["world"] == "light" else "light"
-            user = paper.grounding_input(text, known_d, loc if self.variant["state"] else None, other)
+            form = release if self.release else paper
+            user = form.grounding_input(text, known_d, loc if self.variant["state"] else None, other)
         else:
             known = ", ".join(f"{ekey(e)}: {w}" for e, w in sorted(self.partner_ws.items())) or "nothing yet"
             user = f"[Message]: {text}\n[Known]: {known}\n[Loc]: {loc}"
-        out = self.llm.chat_json(self._grounding_prefix() + [{"role": "user", "content": user}],
-                                 self.schemas()[1], usage=usage, **self._call_options("grounding"))
+        messages = self._grounding_prefix() + [{"role": "user", "content": user}]
+        if self.release:
+            out = {"coins": release.parse_coins(self.llm.chat(messages, usage=usage, **self.sampling("grounding")))}
+        else:
+            out = self.llm.chat_json(messages, self.schemas()[1], usage=usage, **self.sampling("grounding"))
         found = {}
         allowed = set(rooms)
         for item in out.get("coins") or []:
@@ -308,6 +311,9 @@ class LLMBrain(Brain):
 
     def _grounding_prefix(self) -> list[dict]:
         """The grounding module's stable prefix: instructions for this house and one worked example (made up)."""
+        if self._gprefix is None and self.release:
+            self._gprefix = [{"role": "system", "content": release.grounding_prompt(self.release, self.name,
+                                                                                    self.view)}]
         if self._gprefix is None and self.paper_style:
             self._gprefix = [{"role": "system", "content": paper.grounding_system(self.name, self.view)}]
         if self._gprefix is None:
@@ -351,8 +357,12 @@ class LLMBrain(Brain):
         remaining = [r for r in rooms if r not in agreed[1:]]
         partner = {ekey(e): w for e, w in sorted(self.partner_ws.items())}
         seen = [o for o in self._observations if self.variant["state"] or not paper.states_agreed_path(o)]
+        if self.release:  # the release's [Observation] is the partner's message (<START> before the first one)
+            said = [o[len("Partner: "):] for o in seen if o.startswith("Partner: ")]
+            seen = said or (seen if self.turns else [])
         obs = "\n".join(_short(o) for o in seen) or ("<START>" if not self.turns else "(nothing new)")
-        return paper.input_block(self.name, dict(v["my_coins"]), partner, self.actions_history, agreed, remaining,
+        form = release if self.release else paper
+        return form.input_block(self.name, dict(v["my_coins"]), partner, self.actions_history, agreed, remaining,
                                  self._ibp() if self.variant["ibp"] else None, obs)
 
     def _input(self) -> str:
