@@ -1,6 +1,7 @@
 ;// DialOp Mediation page plugin: draws this seat's view (the JSON the bot writes into #mediation-state, through
 // SlurkTask.watch). A user sees their own 3-day calendar (importance, shared or private), their flights (click one
-// to see it on the calendar), their preferences, and a proposal with their own score breakdown and Accept / Reject.
+// to see it on the calendar), their goals (the weights only with show_weights), and a proposal with their own score
+// breakdown and Accept / Reject.
 // The assistant sees each user's shared calendar and flights side by side, picks one flight per user (booking
 // slots), sends the pair with Propose, and chooses who its typed lines go to (User 1, User 2 or both; relayed chat).
 // Everything from the view is inserted with textContent (never innerHTML).
@@ -88,9 +89,13 @@ MED.userPage = function (root, v) {
   left.appendChild(MED.el("div", "md-legend", "Blue: shared with the assistant (it does not see the importance). " +
     "Grey: private. n/10: how important a meeting is (hover a block for its time). Red: the flight you look at."));
   var right = MED.el("div", "md-col");
-  var prefs = v.prefs || {};
-  right.appendChild(MED.el("div", "md-prefs", "Price matters to you " + prefs.price_pref + "/20 (reference price $" +
-    prefs.reference_price + "); arriving together matters " + prefs.arrival_pref + "/10."));
+  // the goals, as the original's users were told them; the weights only with task option show_weights (ours)
+  right.appendChild(MED.el("div", "md-prefs", "Your goals: flights that don't miss your important meetings, are " +
+    "affordable, and arrive around the same time as your friend's."));
+  if (v.prefs) {
+    right.appendChild(MED.el("div", "md-prefs md-weights", "Price matters to you " + v.prefs.price_pref +
+      "/20 (reference price $" + v.prefs.reference_price + "); arriving together matters " + v.prefs.arrival_pref + "/10."));
+  }
   right.appendChild(MED.el("h4", "", "Your flights (click to see one on your calendar)"));
   right.appendChild(MED.flights(v.flights, shown, function (id) { MED.look = id; MED.render(v); }));
   var card = MED.el("div", "md-card");

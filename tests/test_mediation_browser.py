@@ -24,8 +24,8 @@ pytestmark = pytest.mark.browser
 RELAY = {"send_command": True, "send_privately": True}
 
 
-def match_after(moves=()):
-    game = MediationGame(2, {})
+def match_after(moves=(), options=None):
+    game = MediationGame(2, dict(options or {}))
     m = Match(game, {s: SeatInfo("agent", s) for s in game.seats})
     m.open(0.0)
     for seat, name, args in moves:
@@ -57,6 +57,24 @@ def test_user_page_shows_own_calendar_and_the_proposal_breakdown(browser_page, s
     assert [e["command"]["command"] for e in bp.emitted()] == ["reject", "accept"]
     assert [e["command"]["args"] for e in bp.emitted()] == [[str(v["pending"]["id"])]] * 2  # bound to the shown one
     bp.assert_commands_private()
+    bp.assert_no_errors()
+
+
+@pytest.mark.parametrize("show_weights", ["no", "yes"])
+def test_user_page_shows_the_weights_only_with_the_option(browser_page, show_weights):
+    """The original's users saw their goals, never their price and arrival weights: those are ours, labelled."""
+    bp = browser_page("mediation", viewport=(1366, 768), permissions=RELAY)
+    m = match_after([("assistant", "propose", ("2", "3"))], {"show_weights": show_weights})
+    show(bp, m, "user1")
+    text = bp.page.inner_text("#mediation-board")
+    prefs = m.game.prefs("user1")
+    assert "Your goals" in text and "Total score" in text
+    weights = [f"Price matters to you {prefs['price_pref']}/20", "reference price",
+               f"arriving together matters {prefs['arrival_pref']}/10"]
+    if show_weights == "yes":
+        assert all(w in text for w in weights), text
+    else:
+        assert "matters" not in text and "reference price" not in text and "/20" not in text, text
     bp.assert_no_errors()
 
 

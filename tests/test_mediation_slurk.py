@@ -21,8 +21,7 @@ def _line(view: dict) -> str:
     parts = []
     for e in sorted(view["calendar"], key=lambda e: -e["importance"])[:4]:
         parts.append(f"{e['when']} importance {e['importance']}")
-    return "hi! busy " + ", ".join(parts) + f". the rest are not important. price matters " \
-        f"{view['prefs']['price_pref']}/20"
+    return "hi! busy " + ", ".join(parts) + ". the rest are not important. cheaper is better"
 
 
 def test_mediation_relay_leaks_nothing(slurk_server, tmp_path):

@@ -7,6 +7,10 @@ Only the assistant proposes (`/propose 3 7`: user 1's flight 3, user 2's flight 
 with their own score breakdown and must /accept or /reject; both accepts end the game, any reject clears the
 proposal. Score = the group score of the pair; normalised by the best and worst pairs (exact, all pairs).
 
+What a user sees is what the original's users saw (reference §4.2, §6.2): their calendar with importance, their
+flights, and on a proposal their own score breakdown. Their price and arrival weights stay hidden unless task option
+`show_weights` (ours, off by default) shows them on the page and in the view.
+
 Options: `rules` "fixed" (default) | "original" (the released game's quirks; see generator), `word_budget` (chat
 words for the whole dialogue, prompted self-play: below `final_at` words left chat is refused and the assistant's
 next proposal is accepted automatically), `turns` "free" (the only mode: people chat freely, as in the release).
@@ -45,6 +49,7 @@ class MediationGame(DialopGame):
         self.set_up_dialogue(SEAT_NAMES, proposers=("assistant",), responders=USERS)
         # prompted self-play: inputs up to this time are the replayed human prefix (counted, never cut short)
         self.prefix_until = self.options.get("budget_after")
+        self.show_weights = str(self.options.get("show_weights", "no")).strip().lower() in ("1", "true", "yes", "on")
         self.counts = {"messages": {s: 0 for s in self.seats}, "words": {s: 0 for s in self.seats},
                        "proposals": 0, "rejected": 0}
         self.accepted: Optional[list[int]] = None
@@ -116,8 +121,9 @@ class MediationGame(DialopGame):
         if p is not None:
             pending = {"id": p.id, "flight": self.flight_view(seat, p.value[k]),
                        "breakdown": self._user_breakdown(seat, p.value), "mine_accepted": seat in p.accepted_by}
+        shown = {"prefs": self.prefs(seat)} if self.show_weights else {}
         return {"role": "user", "me": seat, **base, "pending": pending, "must_respond": bool(
-                    p is not None and seat not in p.accepted_by), "prefs": self.prefs(seat),
+                    p is not None and seat not in p.accepted_by), **shown,
                 "calendar": [self.event_view(seat, i, True) for i in range(len(self.users[k]["calendar"]))],
                 "flights": [self.flight_view(seat, i) for i in range(len(self.users[k]["flights"]))]}
 

@@ -27,6 +27,8 @@ SPEC = TaskSpec(
     cli_options=(
         CliOption("--rules", "rules", str, "scoring rules of new instances: the fixes (default) or the released "
                   "game's quirks", ("fixed", "original")),
+        CliOption("--show-weights", "show_weights", str, "ours: show each user their price and arrival weights "
+                  "(the original's users never saw them)", ("no", "yes")),
         *released_options("mediation.jsonl"),
     ),
     renderer="tasks.mediation.render:render_view",

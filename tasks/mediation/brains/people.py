@@ -9,7 +9,8 @@ score against the best its flights allow), differing in how they talk:
   flight that breaks it.
 - `person-deferrer`: "you pick" to the first question, tells its calendar only when asked again.
 - `person-rejecter`: rejects without a reason; says what is wrong only when asked.
-- `person-terse`: lower case, few words, typos ("busy thu 9-11am (8). price 5/20").
+- `person-terse`: lower case, few words, typos ("busy thu 9-11am (8)"; "price 5/20" only when its page shows
+  the weights).
 
 Every person notes a "stall" when it waited for the agent more than one of its turns with nothing to click.
 """
@@ -197,7 +198,8 @@ class Terse(Person):
         cal = sorted((e for e in v["calendar"] if not e["shared"] or e["importance"] >= 5),
                      key=lambda e: -e["importance"])
         parts = [f"busy {self._event(e).replace('importance ', '(').replace('/10', '')}" for e in cal[:4]]
-        parts.append(f"price {v['prefs']['price_pref']}/20")
+        if v.get("prefs"):  # only when the page shows the weights (show_weights)
+            parts.append(f"price {v['prefs']['price_pref']}/20")
         text = ". ".join(parts)
         return " ".join(typo(w, self.rng) for w in text.lower().split(" "))
 

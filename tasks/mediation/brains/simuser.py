@@ -1,11 +1,16 @@
 """A simulated traveller for self-play ("simuser"): answers from its own private calendar in plain English (varied
 phrasings, lower case, short day names, the odd typo), and accepts a proposal by its own score.
 
-It opens by telling the assistant its private events and its important shared ones (with importance), how much
-price and arriving together matter; it answers a question once more ("that's all on my side"); and it judges a
-proposal by its page's score breakdown: accept when the flight's meetings + price score is within a slack of the
-best its own flights allow (the slack grows with every reject, and the third reject is its last), else reject and
-say why (the costliest meeting, the price, or the arrival gap). Under a word budget it keeps within what is left.
+It knows what its page shows, as the original's users did: its calendar with importance, its flights, and each
+proposal's score breakdown; its price and arrival weights only when the page shows them (task option
+`show_weights`, ours). It opens by telling the assistant its private events and its important shared ones (with
+importance), and how much price and arriving together matter when it knows; it answers a question once more
+("that's all on my side"); and it judges a proposal by its page's score breakdown: accept when the flight's score
+is within a slack of the best its own flights allow (the slack grows with every reject, and the third reject is its
+last), else reject and say why (the costliest meeting, the price, or the arrival gap). Without the weights it
+estimates them from the page: the reference price as its flights' mean price, the price weight from the breakdown's
+price score (the middle of the weights 1..20 that give it), the arrival weight as the generator's mean. Under a
+word budget it keeps within what is left.
 """
 from __future__ import annotations
 
@@ -30,6 +35,8 @@ ARRIVE = "landing close to my friend matters {n}/10"
 IMPORTANCE = ["that one is {n}/10", "importance {n}", "i'd say {n} out of 10", "that's a {n}"]
 DONE = ["that's all on my side", "nothing else really", "i think that's everything", "that's it from me"]
 DAY_NAMES = (("wed", "wednesday", "5/31"), ("thu", "thursday", "6/1"), ("fri", "friday", "6/2"))
+# the generator's means (price weight 1..20, arrival weight 1..10), for a user who never saw its weights
+PRICE_PRIOR, ARRIVAL_PRIOR = 10, 5
 
 
 def typo(word: str, rng: random.Random) -> str:
@@ -76,15 +83,16 @@ class SimUserBrain(Brain):
         cal = sorted(v["calendar"], key=lambda e: -e["importance"])
         private = [e for e in cal if not e["shared"]]
         shared = [e for e in cal if e["shared"] and e["importance"] >= 5]
-        p = v["prefs"]
+        p = v.get("prefs")
         parts = []
         if private:
             parts.append(self.rng.choice(PRIVATE).format(list=", ".join(self._event(e) for e in private)))
         if shared:
             parts.append(self.rng.choice(SHARED).format(list=", ".join(self._event(e) for e in shared)))
             parts.append(self.rng.choice(REST))
-        parts.append(PRICE[min(3, (p["price_pref"] - 1) // 5)].format(n=p["price_pref"]))
-        parts.append(ARRIVE.format(n=p["arrival_pref"]))
+        if p is not None:  # the page shows the weights (show_weights): it says them
+            parts.append(PRICE[min(3, (p["price_pref"] - 1) // 5)].format(n=p["price_pref"]))
+            parts.append(ARRIVE.format(n=p["arrival_pref"]))
         text = self.rng.choice(OPEN) + " " + ". ".join(parts)
         if limit is not None:  # a word budget: the most important things first, within what is left
             words = text.split()
@@ -135,7 +143,7 @@ class SimUserBrain(Brain):
         b = p["breakdown"]
         best = self._best_alternative(p)
         slack = 4 + 4 * self.rejects
-        far = b["arrival"] <= -2 * v["prefs"]["arrival_pref"]  # six hours or more apart
+        far = b["arrival"] <= -2 * self._weights(p)["arrival_pref"]  # six hours or more apart
         if (b["total"] >= best - slack and not far) or self.rejects >= 6 or v.get("final"):
             return [self.command("accept")]
         self.rejects += 1
@@ -153,19 +161,32 @@ class SimUserBrain(Brain):
         arrival is only known up to its side: the gap in hours follows from the arrival score; the kinder side
         counts (a user does not reject a pair for what the friend's flight might be)."""
         v = self.view
-        rules = {**v["rules"], "price_mean": "distribution"}  # the page gives the reference price itself
-        ap = v["prefs"]["arrival_pref"]
+        rules = {**v["rules"], "price_mean": "distribution"}  # the reference price is the page's, or estimated
+        ap = self._weights(p)["arrival_pref"]
         gap = round(-p["breakdown"]["arrival"] * 3 / ap) if ap else 0
         mine = gen.minutes(p["flight"]["end"])
-        own = [(sum(gen.own_terms(self._me(), f, rules).values()), gen.minutes(f["end"])) for f in v["flights"]]
+        own = [(sum(gen.own_terms(self._me(p), f, rules).values()), gen.minutes(f["end"])) for f in v["flights"]]
         return min(max(c + gen.arrival_term(ap, abs(end - friend) // 60) for c, end in own)
                    for friend in (mine - 60 * gap, mine + 60 * gap))
 
-    def _me(self) -> dict:
+    def _me(self, p: dict) -> dict:
         """The own instance data as the generator's scoring expects it (from the page only)."""
         v = self.view
-        return {"calendar": v["calendar"], "flights": v["flights"], "price_pref": v["prefs"]["price_pref"],
-                "mean_price": v["prefs"]["reference_price"]}
+        w = self._weights(p)
+        return {"calendar": v["calendar"], "flights": v["flights"], "price_pref": w["price_pref"],
+                "mean_price": w["reference_price"]}
+
+    def _weights(self, p: dict) -> dict:
+        """The weights the page shows (show_weights), else estimated from the page and proposal p's breakdown."""
+        shown = self.view.get("prefs")
+        if shown is not None:
+            return shown
+        flights = self.view["flights"]
+        mu = round(sum(f["price"] for f in flights) / len(flights))
+        price, said = p["flight"]["price"], p["breakdown"]["price"]
+        fits = [w for w in range(1, 21) if int(-w * (price - mu) / mu) == said]
+        return {"price_pref": fits[len(fits) // 2] if fits else PRICE_PRIOR, "reference_price": mu,
+                "arrival_pref": ARRIVAL_PRIOR}
 
     def _why(self, p: dict, far: bool, short: bool = False) -> str:
         b = p["breakdown"]
