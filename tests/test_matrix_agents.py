@@ -157,7 +157,7 @@ def test_llm_baseline_prompt_tags_retries_and_a_halt_that_fires():
     assert r["status"] == "completed" and r["halts"] == 1 and r["messages"] == 2
     assert r["outcome"] == {"alice": "Stag", "bob": "Stag"}
     system, user = llm.prompts[0]
-    assert system["content"] == "You are a rational assistant that carefully answer the question."
+    assert system["content"].startswith("Play the game below as a rational player")  # our wording, not the paper's
     assert "### Game Rules" in user["content"] and "If you choose Stag while Bob chooses Hare, you will receive a " \
         "reward of 0 and Bob will receive a reward of 1." in user["content"]
     assert "'<s>halt negotiation</s>'" in user["content"]

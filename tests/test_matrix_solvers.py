@@ -2,9 +2,11 @@
 files as data, and games of other sizes and depths."""
 from __future__ import annotations
 
+import os
 from fractions import Fraction as F
 
 import pytest
+import yaml
 
 from tasks.matrix_games import catalogue, solvers
 
@@ -123,6 +125,67 @@ def test_golden_balls_and_chicken():
     assert gb == [[[5000, 5000], [0, 10000]], [[10000, 0], [0, 0]]]
     assert solvers.pure_nash(gb) == [(0, 1), (1, 0), (1, 1)]  # weak equilibria: stealing never loses
     assert sorted(solvers.pure_nash(catalogue.load("chicken")["payoffs"])) == [(0, 1), (1, 0)]
+
+
+def release_matrix(alice, bob):
+    """The original release's encoding (configuration.py): alice[i][j] is Alice's reward for (choice_i+1,
+    Bob's choice_j+1), bob[j][i] Bob's for (his choice_j+1, Alice's choice_i+1), as cells (u_Alice, u_Bob)."""
+    return [[[alice[i][j], bob[j][i]] for j in range(len(bob))] for i in range(len(alice))]
+
+
+# The further games of the original configuration (Wenyueh/game_theory src/configuration.py, the code's values):
+# game -> (Alice's dict as rows, Bob's dict as rows, pure NE, PO-NE)
+FURTHER = {
+    "radio-station": ([[25, 50, 50], [30, 15, 30], [20, 20, 10]], [[25, 50, 50], [30, 15, 30], [20, 20, 10]],
+                      [(0, 1), (1, 0)], [(0, 1), (1, 0)]),
+    "iesds": ([[13, 1, 7], [4, 3, 6], [-1, 2, 8]], [[3, 1, 9], [4, 3, 8], [3, 2, -1]], [(1, 1)], [(1, 1)]),
+    "imbalanced-actions": ([[1, -1, 5, 1], [2, 1, 3, 5], [1, 0, 1, 0]], [[1, 3, 1], [2, 2, 5], [0, 0, 7], [1, 1, 1]],
+                           [(1, 0)], [(1, 0)]),
+    "weakly-dominated": ([[5, 4], [6, 3], [6, 4]], [[1, 0, 4], [0, 1, 4]], [(2, 0), (2, 1)], [(2, 0)]),
+    "odd-even": ([[-2, 3], [3, -4]], [[2, -3], [-3, 4]], [], []),
+}
+
+
+@pytest.mark.parametrize("game", FURTHER)
+def test_the_further_games_of_the_original_configuration(game):
+    alice, bob, ne, pone = FURTHER[game]
+    g = catalogue.load(game)
+    assert g["payoffs"] == release_matrix(alice, bob)
+    names = lambda n: [f"choice_{k + 1}" for k in range(n)]  # noqa: E731
+    assert g["actions"] == [names(len(alice)), names(len(bob))]
+    assert solvers.pure_nash(g["payoffs"]) == ne and solvers.po_nash(g["payoffs"]) == pone
+    assert "configuration.py" in yaml.safe_load(open(os.path.join(catalogue.GAMES_DIR, game + ".yaml")))["source"]
+
+
+def test_the_further_games_mixed_equilibria():
+    assert solvers.mixed_nash(catalogue.load("odd-even")["payoffs"]) == [([F(7, 12), F(5, 12)], [F(7, 12), F(5, 12)])]
+    radio = solvers.mixed_nash(catalogue.load("radio-station")["payoffs"])
+    assert ([F(7, 8), F(1, 8), 0], [F(7, 8), F(1, 8), 0]) in radio
+    assert solvers.dominant_action(catalogue.load("weakly-dominated")["payoffs"], 0) is None  # only weakly dominant
+
+
+def test_the_golden_balls_jackpot_sweep():
+    assert catalogue.GOLDEN_BALLS_JACKPOTS[0] == 250 and catalogue.GOLDEN_BALLS_JACKPOTS[-1] == 100150
+    assert len(catalogue.GOLDEN_BALLS_JACKPOTS) == 13  # human_verification.py's money_rewards
+    for jackpot in catalogue.GOLDEN_BALLS_JACKPOTS:
+        g = catalogue.load(f"golden-balls-{jackpot}")
+        assert g["payoffs"] == [[[jackpot // 2, jackpot // 2], [0, jackpot]], [[jackpot, 0], [0, 0]]]
+        assert solvers.pure_nash(g["payoffs"]) == [(0, 1), (1, 0), (1, 1)]
+    assert catalogue.load("golden-balls-10000")["payoffs"] == catalogue.load("golden-balls")["payoffs"]
+    with pytest.raises(catalogue.GameFileError, match="golden-balls-N"):
+        catalogue.load("golden-balls-x")
+
+
+def test_neutral_labels_name_every_action_choice_k_and_no_game():
+    pd = catalogue.neutral(catalogue.load("prisoners-dilemma"), 2)
+    assert pd["actions"] == [["choice_1", "choice_2"]] * 2 and pd["title"] == "Game 2" and not pd["description"]
+    assert pd["payoffs"] == catalogue.load("prisoners-dilemma")["payoffs"] and pd["name"] == "prisoners-dilemma"
+    duo = catalogue.neutral(catalogue.load("duopoly"))
+    assert duo["actions"][1] == [f"choice_{k}" for k in range(1, 7)]
+    tree = catalogue.neutral({"kind": "tree", "name": "t", "title": "Escalation", "tree": {"player": "alice", "moves": {
+        "Stop": [0, 0], "Go": {"player": "bob", "moves": {"Yield": [1, -2], "Fight": [-1, -1]}}}}})
+    assert tree["tree"] == {"player": "alice", "moves": {"choice_1": [0, 0], "choice_2": {"player": "bob", "moves": {
+        "choice_1": [1, -2], "choice_2": [-1, -1]}}}}
 
 
 def test_a_yaml_game_of_any_size_and_depth(tmp_path):

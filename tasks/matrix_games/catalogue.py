@@ -5,10 +5,15 @@ Matrix file:  name, title, kind: matrix, actions: [[Alice's actions], [Bob's act
               payoffs: rows = Alice's actions, columns = Bob's, cells [u_Alice, u_Bob].
 Tree file:    name, title, kind: tree, tree: {player: alice|bob, moves: {label: node or [u_Alice, u_Bob]}}.
 Checked on load: a malformed file raises `GameFileError` saying what is wrong.
+
+Also built here: `golden-balls-N`, the Golden Balls game with jackpot N (the paper's sweep, `GOLDEN_BALLS_JACKPOTS`),
+and `neutral(game)`, the same game with every action named choice_1..k and no title that names it (the paper's
+prompts never tell the model which famous game it plays).
 """
 from __future__ import annotations
 
 import os
+import re
 from numbers import Number
 
 import yaml
@@ -19,6 +24,9 @@ PLAYERS = ("alice", "bob")
 TESTBED = ("prisoners-dilemma", "stag-hunt", "battle-of-sexes", "wait-go", "duopoly",
            "escalation", "monopoly", "hot-cold", "draco", "trigame")
 MAX_ACTIONS = 12  # per player and node: the page and the chat stay readable
+# Golden Balls jackpots of the paper's probe (original release, src/human_verification.py): 20 games each.
+GOLDEN_BALLS_JACKPOTS = (250, 500, 1000, 1500, 2000, 2500, 5000, 10000, 15000, 20000, 25000, 50000, 100150)
+_GOLDEN = re.compile(r"golden-balls-([0-9]{1,9})")
 
 
 class GameFileError(ValueError):
@@ -36,9 +44,12 @@ def load(name: str = "prisoners-dilemma", path: str | None = None) -> dict:
             raise GameFileError(f"no game file at {path!r}")
         with open(path, encoding="utf-8") as fh:
             data = yaml.safe_load(fh)
+    elif _GOLDEN.fullmatch(name or ""):
+        return golden_balls(int(_GOLDEN.fullmatch(name).group(1)))
     else:
         if name not in available():
-            raise GameFileError(f"unknown game {name!r}; available: {', '.join(available())}")
+            raise GameFileError(f"unknown game {name!r}; available: {', '.join(available())}, golden-balls-N "
+                                "(jackpot N)")
         with open(os.path.join(GAMES_DIR, name + ".yaml"), encoding="utf-8") as fh:
             data = yaml.safe_load(fh)
     return check(data)
@@ -100,4 +111,32 @@ def check(data) -> dict:
         out["tree"] = tree
     else:
         raise GameFileError(f"kind must be matrix or tree, got {kind!r}")
+    return out
+
+
+def golden_balls(jackpot: int) -> dict:
+    """The Golden Balls split-or-steal game as the original release builds it: (J/2, J/2) (0, J) / (J, 0) (0, 0)."""
+    if jackpot < 2:
+        raise GameFileError("a Golden Balls jackpot is at least 2")
+    half = jackpot // 2 if jackpot % 2 == 0 else jackpot / 2
+    return check({"name": f"golden-balls-{jackpot}", "title": f"Golden Balls (jackpot {jackpot})", "kind": "matrix",
+                  "actions": [["Split", "Steal"], ["Split", "Steal"]],
+                  "payoffs": [[[half, half], [0, jackpot]], [[jackpot, 0], [0, 0]]],
+                  "note": "Original release, src/human_verification.py: split = choice_1, steal = choice_2."})
+
+
+def neutral(game: dict, number: int = 1) -> dict:
+    """The game with actions named choice_1..k (per player; per node in a tree) and a title that names no game."""
+    out = dict(game, title=f"Game {number}", description="")
+    names = lambda labels: [f"choice_{i + 1}" for i in range(len(labels))]  # noqa: E731
+
+    def node(n):
+        if isinstance(n, list):
+            return list(n)
+        return {"player": n["player"], "moves": {new: node(child) for new, child in
+                                                 zip(names(n["moves"]), n["moves"].values())}}
+    if game["kind"] == "matrix":
+        out["actions"] = [names(game["actions"][0]), names(game["actions"][1])]
+    else:
+        out["tree"] = node(game["tree"])
     return out

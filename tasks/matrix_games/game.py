@@ -2,15 +2,17 @@
 or a game tree (sequential moves), with k negotiation rounds before every move.
 
 Per trial: negotiate (k rounds of chat, the first speaker then the other, strictly in turn; either may /halt and the
-talk stops when both asked) -> move. Simultaneous moves go through commit-reveal: each seat commits privately and
-nobody learns anything of the other's move but "committed" until both are in. Sequential moves: the mover at the
-current node plays, both see it, then the next negotiation starts. A deadline gives a silent seat its default
-move (and passes a silent speaker's turn), on Slurk.
+talk stops when both asked, or at once with halt=either, the paper's rule) -> move. Simultaneous moves go through
+commit-reveal: each seat commits privately and nobody learns anything of the other's move but "committed" until both
+are in. Sequential moves: the mover at the current node plays, both see it, then the next negotiation starts. A
+deadline gives a silent seat its default move (and passes a silent speaker's turn), on Slurk.
 
 Options: game (catalogue name, default prisoners-dilemma; "a,b" plays a sequence in one room) or game_file (YAML
 files, any size or depth, comma-separated); negotiation k (0..10, default 0); first (alice|bob, who speaks first,
 default alice); trials (rounds of each game per room, default 1); move_seconds / talk_seconds (deadlines, default
-60 / 120; 0 = none); default_move (1-based index of the move given at the deadline, default 1).
+60 / 120; 0 = none); default_move (1-based index of the move given at the deadline, default 1); halt (both: the
+talk stops when both asked, ours, so nobody is cut off mid-deal; either: one /halt stops it, the paper's); labels
+(named | neutral, generator.py).
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from .parse import ActionError, parse_action
 
 SEAT_NAMES = {"alice": "Alice", "bob": "Bob"}
 MAX_ROUNDS = 10
+HALT_RULES = ("both", "either")
 
 
 class MatrixGame(Game):
@@ -53,6 +56,9 @@ class MatrixGame(Game):
         self.move_seconds = float(o.get("move_seconds", 60) or 0)
         self.talk_seconds = float(o.get("talk_seconds", 120) or 0)
         self.default_index = int(o.get("default_move", 1)) - 1
+        self.halt_rule = str(o.get("halt") or "both")
+        if self.halt_rule not in HALT_RULES:
+            raise ValueError(f"halt must be one of {', '.join(HALT_RULES)}, got {self.halt_rule!r}")
         self.talk = ChatTurns(self.seats, self.first, SEAT_NAMES, rounds=max(1, self.k))
         self.phases = Phases(["negotiate", "move"])
         self.reveal = CommitReveal(self.seats, deadline=self.move_seconds or None, names=SEAT_NAMES)
@@ -118,9 +124,11 @@ class MatrixGame(Game):
         how = ("You both choose at the same time: each move stays sealed until both are in." if self.kind == "matrix"
                else f"{SEAT_NAMES[self.g['tree']['player']]} moves first, then you alternate; every move is seen by "
                "both.")
+        stop = ("the Stop talking button (or /halt) stops the talking at once." if self.halt_rule == "either" else
+                "the Stop talking button (or /halt) asks to stop talking, and it stops when both ask.")
         talk = (f"Before every move you may negotiate for up to {self.k} round(s): {SEAT_NAMES[self.first]} talks "
-                "first, then the other replies, strictly in turn; the Stop talking button (or /halt) asks to stop "
-                "talking, and it stops when both ask." if self.k else "There is no negotiation: just make your move.")
+                f"first, then the other replies, strictly in turn; {stop}" if self.k
+                else "There is no negotiation: just make your move.")
         ctx.say(f"Welcome to {self.g['title']}! You play as Alice and Bob (your page says which you are); each "
                 f"wants the highest reward for themself. {how} {talk} Make your move with the buttons on your page "
                 "(or /move NAME). "
@@ -172,14 +180,17 @@ class MatrixGame(Game):
             ctx.set_timer("talk", self.talk_seconds)
 
     def cmd_halt(self, ctx: Context, seat: str, args) -> None:
-        """/halt: ask to stop negotiating (the talk stops when your partner asks too)"""
+        """/halt: stop negotiating (with halt=both, the talk stops when your partner asks too)"""
         if self.stage != "negotiate":
             raise RuleError("There is no negotiation going on.")
         halted = self.talk.halt(seat)
+        if self.halt_rule == "either":
+            self.talk.halted = halted = True
         ctx.log("halt_request", seat=seat, halted=halted)
         if halted:
             self.counts["halts"] += 1
-            ctx.say("Both agreed to stop negotiating.")
+            ctx.say(f"{SEAT_NAMES[seat]} stopped the negotiation." if self.halt_rule == "either"
+                    else "Both agreed to stop negotiating.")
             self._talk_over(ctx)
         else:
             ctx.say(f"{SEAT_NAMES[seat]} asks to stop negotiating; {SEAT_NAMES[self.partner(seat)]}, click Stop talking "
@@ -244,7 +255,7 @@ class MatrixGame(Game):
         u = p[i][j]
         ctx.log("reveal", trial=self.trial + 1, moves=moves, defaulted=list(self.reveal.defaulted))
         ctx.say(f"Revealed: Alice {moves['alice']}, Bob {moves['bob']}. Rewards: Alice {u[0]}, Bob {u[1]}.")
-        self._finish_trial(ctx, {"moves": moves, "payoffs": {"alice": u[0], "bob": u[1]},
+        self._finish_trial(ctx, {"moves": moves, "payoffs": {"alice": u[0], "bob": u[1]}, "indices": [i, j],
                                  "is_ne": (i, j) in solvers.pure_nash(p), "po_ne": (i, j) in solvers.po_nash(p),
                                  "pareto_optimal": (i, j) in solvers.pareto_optimal(p),
                                  "defaulted": list(self.reveal.defaulted)})

@@ -5,6 +5,7 @@ from . import metrics
 from .brains import BRAINS
 from .catalogue import TESTBED
 from .game import MatrixGame
+from .paper import PRESETS, REPRODUCTION
 
 SPEC = TaskSpec(
     name="matrix-games",
@@ -34,7 +35,13 @@ SPEC = TaskSpec(
         CliOption("--first", "first", str, "who speaks first", ("alice", "bob")),
         CliOption("--trials", "trials", int, "the paper's table: this many trials of every game (or --game) in "
                   "every --negotiation condition"),
+        CliOption("--labels", "labels", str, "action names in prompts and pages: named (ours, e.g. Defect) or "
+                  "neutral (the paper's choice_1..k)", ("named", "neutral")),
+        CliOption("--halt", "halt", str, "the talk stops when both halt (ours) or when either does (the paper's)",
+                  ("both", "either")),
     ),
+    presets=PRESETS,  # paper: Hua et al.'s protocol (paper.py)
+    reproduction=REPRODUCTION,  # Tables 5-8 and the §6 probes beside this run's figures
     renderer="tasks.matrix_games.render:render_view",
     evaluator="tasks.matrix_games.evaluate:evaluate",  # --trials: the paper's Tables 5-8 layout
     layout="matrix-games.json",

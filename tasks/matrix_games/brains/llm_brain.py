@@ -2,17 +2,29 @@
 negotiation history ("Alice said in round r: ..."), chain-of-thought and the answer between <s> and </s>.
 Departures, for a working game: retries are bounded (`retries`, default 3) and the halt check compares the tag's
 text with "halt negotiation" (the original compared it with the tagged string, so it never fired). An answer that
-never parses falls back visibly to the workflow agent's policy (`llm_fallback`: tables say `llm+fallback`)."""
+never parses falls back visibly to the workflow agent's policy (`llm_fallback`: tables say `llm+fallback`).
+
+Brain options: `personality` (the system prompt's adjective, default rational: the paper's personality probe);
+`wording` (ours: our own system prompt; paper: the release's, read at run time, release.py); `negotiation_prompt`
+(0 none, or the paper's anti-negotiation Prompt 1..6, appended to the action prompt after a negotiation; the
+release's wording, so it needs `paper_prompts`); `sampling` (per use: negotiate, move, chain, summary; the
+`paper` preset's temperature 1.0 and 2,000 tokens). Every call of an act carries the act's sampling.
+"""
 from __future__ import annotations
 
 import re
 from typing import Optional
 
+from .. import release
 from ..parse import ActionError, parse_action
 from .workflow import WorkflowBrain
 
-SYSTEM = "You are a rational assistant that carefully answer the question."
+OUR_SYSTEM = "Play the game below as a {personality} player: think each question through, then answer it."
+WORDINGS = ("ours", "paper")
 TAG = re.compile(r"<s>(.*?)</s>", re.S | re.I)
+REASON = re.compile(r"<r>(.*?)</r>", re.S | re.I)
+PERSONALITY = re.compile(r"[A-Za-z][A-Za-z -]{0,39}")
+MAX_TOKENS = 2000  # the paper's output limit (original release, src/model.py), so the chain of thought fits
 
 
 def rules_text(view: dict) -> str:
@@ -50,6 +62,23 @@ class LLMBrain(WorkflowBrain):
     needs_llm = True
     uses_llm = True
 
+    def __init__(self, seat, seed=0, llm=None, options=None):
+        super().__init__(seat, seed, llm, options)
+        o = self.options
+        personality = str(o.get("personality") or "rational")
+        if not PERSONALITY.fullmatch(personality):
+            raise ValueError(f"personality is one or a few words (letters), got {personality!r}")
+        wording = str(o.get("wording") or "ours")
+        if wording not in WORDINGS:
+            raise ValueError(f"wording must be one of {', '.join(WORDINGS)}, got {wording!r}")
+        root = o.get("paper_prompts")
+        self.system = (release.system_prompt(root, personality) if wording == "paper"
+                       else OUR_SYSTEM.format(personality=personality))
+        self.probe = int(o.get("negotiation_prompt") or 0)
+        if self.probe:
+            release.negotiation_prompt(root, self.probe, "")  # stops now, naming the missing files, not mid-game
+        self.last_reason = ""  # the <r>...</r> of the last usable answer (the workflow's thinking chains)
+
     def _history(self) -> str:
         v = self.view
         k = v["negotiation"]["rounds"]
@@ -69,19 +98,27 @@ class LLMBrain(WorkflowBrain):
             self.llm_fallback(self.llm_missing(use), error="no LLM configured")
             return None
         prompt = rules_text(self.view) + "\n" + self.preamble() + self._history() + instruction
+        messages = [{"role": "system", "content": self.system}, {"role": "user", "content": prompt}]
         act = None
         try:
             with self.llm_act(use) as act:
                 for _ in range(int(self.options.get("retries", 3))):
-                    text = self.llm.chat([{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
-                                         usage=act, max_tokens=int(self.options.get("max_tokens", 2000)))
+                    text = self.llm.chat(messages, usage=act, **self.sampling_of(use))
                     m = TAG.findall(text or "")
                     if m and self._usable(use, m[-1].strip()):
+                        reason = REASON.findall(text)
+                        self.last_reason = reason[-1].strip() if reason else ""
                         return m[-1].strip()
                 raise ValueError("no usable <s>...</s> answer")
         except Exception as exc:
             self.llm_fallback(act, exc)
             return None
+
+    def sampling_of(self, use: str) -> dict:
+        """The client's keyword arguments for a call of this act (`sampling`, keyed by the use without its labels)."""
+        kw = {"max_tokens": int(self.options.get("max_tokens", MAX_TOKENS))}
+        kw.update(self.sampling(use.split(":", 1)[0]))
+        return kw
 
     def preamble(self) -> str:
         """Text put before the history in every prompt (the workflow agent's derived strategy)."""
@@ -117,14 +154,18 @@ class LLMBrain(WorkflowBrain):
         return answer[:500], False
 
     def agree_to_halt(self) -> bool:
-        return False  # the baseline decides about halting in its own turn
+        # A halt request keeps the asker's turn, so the asker's partner must answer it or the talk stalls (two LLM
+        # agents under halt=both did); it agrees, as every agent does (base.py): nobody is kept talking.
+        return True
 
     def choose(self) -> str:
         v = self.view
+        probe = ("\n" + release.negotiation_prompt(self.options.get("paper_prompts"), self.probe, v["partner_name"])
+                 if self.probe and self.log else "")  # the paper adds it only after a negotiation
         answer = self._ask("### Your Action\nAnalyse the problem and the negotiation message if there is any. Please "
                            f"choose one of the following actions to maximize your reward: {', '.join(v['moves'])}. "
                            "Surround your choice with '<s>' and '</s>' to indicate the start and end of your choice. "
-                           f"For example, '<s>{v['moves'][0]}</s>'.", "move")
+                           f"For example, '<s>{v['moves'][0]}</s>'." + probe, "move")
         if answer is None:
             return super().choose()
         return parse_action(answer, v["moves"])

@@ -4,7 +4,11 @@ partner's actions, what I would do; sequential games walk backwards from the dee
 noting what was decided below. A summariser turns the chains into one strategy, which is prepended to every
 negotiation and action prompt of the `llm` baseline. Every answer is `<s>choice</s>` with bounded retries; a step
 the model never answers usably is filled by the exact solver and marked as a fallback (tables say
-`llm-workflow+fallback`)."""
+`llm-workflow+fallback`).
+
+Brain option `subtree_notes` says what a tree prompt tells the model about each move's subtree: "payoffs" (ours:
+the rewards the decided subtree ends in) or "choices" (the paper's workflow: only the choices already derived
+below, with their reasons; the model derives the rewards from the rules itself)."""
 from __future__ import annotations
 
 from .. import solvers
@@ -12,6 +16,7 @@ from ..parse import parse_action
 from .llm_brain import LLMBrain
 
 ANSWER = "Answer with your reason in <r> and </r> and your choice in <s> and </s>."
+SUBTREE_NOTES = ("payoffs", "choices")
 
 
 class LLMWorkflowBrain(LLMBrain):
@@ -20,29 +25,37 @@ class LLMWorkflowBrain(LLMBrain):
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
         self.strategies: dict[str, str] = {}  # game name -> the derived strategy text
+        self.notes_kind = str(self.options.get("subtree_notes") or "payoffs")
+        if self.notes_kind not in SUBTREE_NOTES:
+            raise ValueError(f"subtree_notes must be one of {', '.join(SUBTREE_NOTES)}, got {self.notes_kind!r}")
 
-    def _chain_ask(self, question: str, labels: list[str]) -> str | None:
+    def _chain_ask(self, question: str, labels: list[str]) -> tuple[str | None, str]:
+        """(the choice, its reason) or (None, "") when the model never answered usably."""
         answer = self._ask(question + "\n" + ANSWER, "chain:" + "|".join(labels))
-        return None if answer is None else parse_action(answer, labels)
+        return (None, "") if answer is None else (parse_action(answer, labels), self.last_reason)
+
+    @staticmethod
+    def _because(reason: str) -> str:
+        return f" because {reason.rstrip('.')}" if reason else ""
 
     def _matrix_chains(self) -> list[str]:
         v, p = self.view, self.bimatrix()
         other, mine, theirs = v["partner_name"], v["my_actions"], v["their_actions"]
         chains = []
         for i, a in enumerate(mine):
-            got = self._chain_ask(f"### The Other Player's Action Given Your Action\nSuppose you have chosen to take "
-                                  f"the action: {a}. There are {len(theirs)} possible actions that {other} can take: "
-                                  f"{', '.join(theirs)}. What action do you think {other} will take to maximize "
-                                  "their reward and why?", theirs)
+            got, why = self._chain_ask(f"### The Other Player's Action Given Your Action\nSuppose you have chosen to "
+                                       f"take the action: {a}. There are {len(theirs)} possible actions that {other} "
+                                       f"can take: {', '.join(theirs)}. What action do you think {other} will take to "
+                                       "maximize their reward and why?", theirs)
             got = got or theirs[solvers.best_responses(p, 1)[i][0]]
-            chains.append(f"If I choose {a}, then {other} will choose {got}.")
+            chains.append(f"If I choose {a}, then {other} will choose {got}{self._because(why)}.")
         for j, b in enumerate(theirs):
-            got = self._chain_ask(f"### Your Potential Action Given the Other Player's Action\nSuppose {other} has "
-                                  f"chosen to take the action: {b}. There are {len(mine)} possible actions that you "
-                                  f"can take: {', '.join(mine)}. What action would you then take to maximize your "
-                                  "reward and why?", mine)
+            got, why = self._chain_ask(f"### Your Potential Action Given the Other Player's Action\nSuppose {other} "
+                                       f"has chosen to take the action: {b}. There are {len(mine)} possible actions "
+                                       f"that you can take: {', '.join(mine)}. What action would you then take to "
+                                       "maximize your reward and why?", mine)
             got = got or mine[solvers.best_responses(p, 0)[j][0]]
-            chains.append(f"If {other} chooses {b}, then I will choose {got}.")
+            chains.append(f"If {other} chooses {b}, then I will choose {got}{self._because(why)}.")
         return chains
 
     def _tree_chains(self) -> list[str]:
@@ -51,25 +64,39 @@ class LLMWorkflowBrain(LLMBrain):
         chains: list[str] = []
 
         def solve(node, path):
+            """(the leaf the derived choices lead to, those choices from this node down: (actor, label, reason))"""
             if solvers.is_leaf(node):
-                return node
+                return node, []
             below = {label: solve(child, path + (label,)) for label, child in node["moves"].items()}
             labels = list(node["moves"])
             prev = "".join(f" {'First' if k == 0 else 'Then'}, {'I' if self._mover_at(path[:k]) == 0 else other} "
                            f"chose {lab}." for k, lab in enumerate(path)) or " Nothing has been played yet."
-            notes = " ".join(f"Notice that after {lab} the game ends with {u[0]} for you and {u[1]} for {other}."
-                             for lab, u in below.items())
             who = "you" if node["player"] == 0 else other
-            got = self._chain_ask(f"### Potential Action Given Previous Actions\nSuppose the previous actions are:"
-                                  f"{prev} Now {who} must choose among: {', '.join(labels)}. {notes} What action "
-                                  f"will {who} take to maximize {'your' if who == 'you' else 'their'} reward?", labels)
+            notes = " ".join(self._subtree_note(who, lab, leaf, derived) for lab, (leaf, derived) in below.items())
+            got, why = self._chain_ask(f"### Potential Action Given Previous Actions\nSuppose the previous actions "
+                                       f"are:{prev} Now {who} must choose among: {', '.join(labels)}. {notes} What "
+                                       f"action will {who} take to maximize {'your' if who == 'you' else 'their'} "
+                                       "reward?", labels)
             got = got or exact[path]
             actor = "I" if who == "you" else other
-            chains.append(f"After {', '.join(path) or 'the start'}, {actor} will choose {got}.")
-            return below[got]
+            chains.append(f"After {', '.join(path) or 'the start'}, {actor} will choose {got}{self._because(why)}.")
+            leaf, derived = below[got]
+            return leaf, [(actor, got, why)] + derived
 
         solve(self.tree(), ())
         return chains
+
+    def _subtree_note(self, who: str, label: str, leaf, derived) -> str:
+        """What the prompt says follows `label`: the rewards (ours) or only the choices derived below (paper)."""
+        if self.notes_kind == "payoffs":
+            return f"Notice that after {label} the game ends with {leaf[0]} for you and {leaf[1]} for " \
+                   f"{self.view['partner_name']}."
+        if not derived:
+            return f"Notice that if {who} choose{'' if who == 'you' else 's'} {label}, the game ends with the " \
+                   "rewards the rules give."
+        then = ", then ".join(f"{'you' if actor == 'I' else actor} will choose {lab}{self._because(why)}"
+                              for actor, lab, why in derived)
+        return f"Notice that if {who} choose{'' if who == 'you' else 's'} {label}, {then}."
 
     def _mover_at(self, path) -> int:
         return solvers.subtree(self.tree(), tuple(path))["player"]
