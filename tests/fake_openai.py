@@ -25,6 +25,9 @@ Script entries (consumed one per chat request, in order):
                                 keys to choose what is eventually sent (default: the default responder's answer).
     ``{"drop": True}``          closes the connection without any response (a connection error for the client).
     ``{"body": obj}``           sends ``obj`` verbatim as the JSON body (with ``"status"``, default 200).
+    ``{"chunk_delay": seconds}`` a request with ``"stream": true`` gets its answer as server-sent events (always);
+                                this many seconds pass between events (a slow model). The request's record gets
+                                ``"chunks_sent"`` and, when the client closed the connection first, ``"abandoned"``.
     optional keys for successful answers: ``"usage": {...}`` (overrides the token counts) or ``"usage": None``
     (omits the usage block), ``"finish_reason": "length"``, ``"model": "name"``, ``"headers": {...}``
     (extra response headers, e.g. ``{"Retry-After": "1"}``).
@@ -231,7 +234,47 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             produced = fake.default_responder(request_json)
             content = produced if isinstance(produced, str) else json.dumps(produced)
-        self._send_json(200, fake._completion(request_json, content, entry), headers)
+        completion = fake._completion(request_json, content, entry)
+        if request_json.get("stream"):
+            self._send_events(completion, record, float(entry.get("chunk_delay", 0)),
+                              bool((request_json.get("stream_options") or {}).get("include_usage")), headers)
+        else:
+            self._send_json(200, completion, headers)
+
+    def _send_events(self, completion: dict, record: dict, delay: float, with_usage: bool,
+                     headers: dict | None) -> None:
+        """The completion as server-sent events, as OpenAI streams it: a role chunk, the content in pieces of 4
+        characters (`delay` seconds apart), a chunk with the finish reason, the usage chunk when asked for, and
+        [DONE]. A client that closes the connection stops the stream: the record's "abandoned" says so."""
+        fake = self.server.fake
+        choice = completion["choices"][0]
+        text = choice["message"]["content"]
+        base = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+        deltas = [{"role": "assistant"}] + [{"content": text[i:i + 4]} for i in range(0, len(text), 4)]
+        events = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+        events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]})
+        if with_usage and "usage" in completion:
+            events.append({**base, "choices": [], "usage": completion["usage"]})
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        for k, v in (headers or {}).items():
+            self.send_header(k, str(v))
+        self.end_headers()
+        record["chunks_sent"] = 0
+        try:
+            for n, data in enumerate([*(json.dumps(e) for e in events), "[DONE]"]):
+                if n and delay:
+                    fake._sleep(delay)
+                line = f"data: {data}\n\n".encode()
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
+                self.wfile.flush()
+                record["chunks_sent"] = n + 1
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:  # the client went away: a real server stops generating here
+            record["abandoned"] = True
+            self.close_connection = True
 
 
 class FakeOpenAI:

@@ -48,6 +48,8 @@ class LLMClient:
                 raise ValueError("no API key configured for the OpenAI endpoint")
             transport = HTTPTransport(config.base_url or DEFAULT_BASE_URL, config.api_key or PLACEHOLDER_KEY)
         self._transport = transport
+        # Streamed answers can be abandoned (the connection closed) when their time is up: the server stops too.
+        self._stream = bool(config.stream and getattr(transport, "streams", False))
         limit = config.concurrency
         if limit is None:
             limit = DEFAULT_LOCAL_CONCURRENCY if config.base_url else DEFAULT_HOSTED_CONCURRENCY
@@ -245,6 +247,8 @@ class LLMClient:
                 timeout = min(timeout, max(_MIN_ATTEMPT_SECONDS, left - queued))
         t1 = time.monotonic()
         try:
+            if self._stream:
+                return self._transport.post(payload, timeout, stream=True), queued, time.monotonic() - t1
             return self._transport.post(payload, timeout), queued, time.monotonic() - t1
         except TransportError as e:
             return e, queued, time.monotonic() - t1
@@ -269,6 +273,9 @@ class LLMClient:
         for key, value in (("top_p", top_p), ("seed", seed), ("stop", stop)):
             if value is not None:
                 request[key] = value
+        if self._stream:
+            request["stream"] = True
+            request["stream_options"] = {"include_usage": True}  # the token counts in a last chunk
         form = (self._form or self._first_form) if want_json else "off"
         rf = response_format(form, schema, name) if want_json else None
         if rf is not None:

@@ -40,12 +40,14 @@ class LLMConfig:
     concurrency: int | None = None       # requests in flight per endpoint; None: 1 local, 8 OpenAI; 0: no limit
     price_prompt: float | None = None     # price per million prompt tokens (only for `--dry-run` estimates)
     price_completion: float | None = None  # price per million completion tokens
+    stream: bool = True                  # stream answers, so one abandoned at its deadline stops the server's work
 
     # file-config key -> converter; the env variables are LLM_<KEY upper> (plus OPENAI_* aliases, see from_env)
     _CONVERTERS = {"model": str, "base_url": str, "api_key": str, "timeout": float, "deadline": float,
                    "max_retries": int, "backoff": float, "backoff_cap": float, "temperature": float,
                    "max_tokens": int, "seed": int, "json_mode": "bool", "structured": "structured",
-                   "concurrency": int, "price_prompt": float, "price_completion": float}
+                   "concurrency": int, "price_prompt": float, "price_completion": float,
+                   "stream": "bool"}
 
     def __repr__(self) -> str:
         parts = []
@@ -66,7 +68,7 @@ class LLMConfig:
 
         Env: ``LLM_MODEL``, ``LLM_BASE_URL`` (or ``OPENAI_BASE_URL``), ``LLM_API_KEY`` (or ``OPENAI_API_KEY``),
         ``LLM_TIMEOUT``, ``LLM_DEADLINE``, ``LLM_MAX_RETRIES``, ``LLM_TEMPERATURE`` (and ``LLM_BACKOFF``,
-        ``LLM_MAX_TOKENS``, ``LLM_SEED``, ``LLM_JSON_MODE``, ``LLM_STRUCTURED``, ``LLM_CONCURRENCY``). The file
+        ``LLM_MAX_TOKENS``, ``LLM_SEED``, ``LLM_JSON_MODE``, ``LLM_STRUCTURED``, ``LLM_CONCURRENCY``, ``LLM_STREAM``). The file
         config uses the same keys, lowercase, without prefix.
         Empty values count as unset. Returns None when no model is configured. Raises ValueError for a value
         that does not parse, or for a model on the OpenAI default endpoint without any API key.

@@ -6,7 +6,12 @@ and ~1.3 ms through httpx, ~0.4 ms here; at 64 games in flight that CPU, not the
 
 :class:`HTTPTransport` is the seam: :class:`~bots.llm.client.LLMClient` takes any object with
 ``post(payload: bytes, timeout: float) -> Reply`` and ``close()`` (a test may pass its own), and the transport raises
-:class:`TransportTimeout` or :class:`TransportError` when no HTTP answer came. Proxies come from the environment
+:class:`TransportTimeout` or :class:`TransportError` when no HTTP answer came. A transport with ``streams = True``
+also takes ``post(..., stream=True)`` for a request that asks for server-sent events (``"stream": true``): the
+events are read until ``[DONE]`` within ``timeout`` seconds in all, and when the time is up the connection is
+closed, which is how a server learns that nobody waits for the rest of the answer and stops generating it
+(llama-cpp-python, vLLM and OpenAI check for a closed connection between tokens; a server that answers a
+non-streamed request keeps generating until the end). The events come back as the Reply's body, unparsed. Proxies come from the environment
 (``https_proxy``, ``http_proxy``, ``no_proxy``) as other HTTP clients read them. The API key goes only into the
 ``Authorization`` header, never into an error message.
 """
@@ -17,6 +22,7 @@ import http.client
 import select
 import ssl
 import threading
+import time
 import urllib.parse
 import urllib.request
 from typing import Mapping, NamedTuple
@@ -42,6 +48,8 @@ class TransportTimeout(TransportError):
 class HTTPTransport:
     """POSTs JSON to ``<base_url>/chat/completions``; thread-safe (each request takes a connection of its own)."""
 
+    streams = True  # post(..., stream=True) reads server-sent events and can abandon them
+
     def __init__(self, base_url: str, api_key: str, *, user_agent: str = "slurk-bots-llm"):
         url = urllib.parse.urlsplit(base_url.rstrip("/"))
         if url.scheme not in ("http", "https") or not url.hostname:
@@ -61,17 +69,21 @@ class HTTPTransport:
         self._lock = threading.Lock()
         self._closed = False
 
-    def post(self, payload: bytes, timeout: float) -> Reply:
+    def post(self, payload: bytes, timeout: float, stream: bool = False) -> Reply:
+        until = time.monotonic() + timeout
         conn = self._connection(timeout)
+        response = None
         try:
             conn.request("POST", self._path, body=payload, headers=self._headers)
+            sock = conn.sock  # the response keeps reading it after http.client lets go of it (will_close)
             response = conn.getresponse()
-            body = response.read()
+            events = response.getheader("content-type", "").startswith("text/event-stream")
+            body = _read_events(response, sock, until) if stream and events else response.read()
         except TimeoutError:
-            conn.close()  # a timed-out connection may still carry the late answer: never reused
+            _abandon(conn, response)  # a timed-out connection may still carry the late answer: never reused
             raise TransportTimeout("timeout") from None
         except (OSError, http.client.HTTPException) as e:
-            conn.close()
+            _abandon(conn, response)
             raise TransportError(f"{type(e).__name__}: {e}".rstrip(": ")) from None
         reply = Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, body)
         if response.will_close:
@@ -116,6 +128,33 @@ class HTTPTransport:
                 self._idle.append(conn)
                 return
         conn.close()
+
+
+def _read_events(response: http.client.HTTPResponse, sock, until: float) -> bytes:
+    """The lines of an event stream up to ``data: [DONE]`` (or the end of the body); TimeoutError when ``until``
+    (a time.monotonic() value) passes first."""
+    lines = []
+    while True:
+        left = until - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        sock.settimeout(left)
+        line = response.readline()
+        if not line:
+            break
+        lines.append(line)
+        if line.strip() == b"data: [DONE]":
+            response.read()  # the body's end (the last chunk of the chunked encoding): the connection is reusable
+            break
+    return b"".join(lines)
+
+
+def _abandon(conn: http.client.HTTPConnection, response) -> None:
+    """Close the connection for good: the response holds the socket open too (its file), so it is closed as well,
+    or the server would not see that nobody reads any more."""
+    if response is not None:
+        response.close()
+    conn.close()
 
 
 def _readable(sock) -> bool:

@@ -56,9 +56,11 @@ def encode(request: dict) -> bytes:
 
 def read_completion(reply: Reply) -> Completion:
     """The answer's text, finish reason and token counts; StatusError for an error status, BadAnswer for a body
-    that is not a chat completion."""
+    that is not a chat completion. A streamed answer (server-sent events) is read the same way."""
     if not 200 <= reply.status < 300:
         raise StatusError(reply)
+    if reply.headers.get("content-type", "").startswith("text/event-stream"):
+        return read_events(reply.body)
     try:
         data = json.loads(reply.body)
     except ValueError as e:
@@ -72,7 +74,43 @@ def read_completion(reply: Reply) -> Completion:
         content = message.get("content") if isinstance(message, dict) else None
         text = content if isinstance(content, str) else ""
         finish = choices[0].get("finish_reason")
-    usage = data.get("usage")
+    return _completion(text, finish, data.get("usage"))
+
+
+def read_events(body: bytes) -> Completion:
+    """A streamed chat completion: the content of every chunk's delta, the last finish reason, and the usage of
+    the final chunk (sent when the request asked for ``stream_options: {include_usage: true}``; servers that do not
+    send it leave the counts to the client's estimate)."""
+    parts: list[str] = []
+    finish, usage = None, None
+    for line in body.decode("utf-8", "replace").splitlines():
+        if not line.startswith("data:"):
+            continue  # blank separators, comments (": ping"), event names
+        data = line[5:].strip()
+        if data == "[DONE]":
+            break
+        try:
+            chunk = json.loads(data)
+        except ValueError as e:
+            raise BadAnswer(f"a streamed chunk is not JSON ({e})") from None
+        if not isinstance(chunk, dict):
+            raise BadAnswer("a streamed chunk is not a JSON object")
+        if chunk.get("error"):
+            raise BadAnswer(f"the stream broke off: {error_message(chunk)}")
+        choices = chunk.get("choices")
+        if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+            delta = choices[0].get("delta")
+            content = delta.get("content") if isinstance(delta, dict) else None
+            if isinstance(content, str):
+                parts.append(content)
+            finish = choices[0].get("finish_reason") or finish
+        if isinstance(chunk.get("usage"), dict):
+            usage = chunk["usage"]
+    return _completion("".join(parts), finish, usage)
+
+
+def _completion(text: str, finish: str | None, usage: Any) -> Completion:
+    """The counts of a usage block; None prompt tokens without one (the client estimates them)."""
     if isinstance(usage, dict) and usage.get("prompt_tokens") is not None:
         return Completion(text, finish, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
     return Completion(text, finish, None, 0)

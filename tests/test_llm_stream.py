@@ -1,0 +1,77 @@
+"""Streamed answers (bots/llm: `stream: true`, server-sent events): an answer abandoned at its deadline is
+cancelled by closing the connection, so the server stops generating; text, token counts from the final usage
+chunk, structured output and retries work as for answers in one piece; `LLM_STREAM=0` switches streaming off."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bots.llm import LLMClient, LLMConfig, LLMDeadlineError
+from tests.fake_openai import FakeOpenAI, request_schema
+
+MSGS = [{"role": "user", "content": "Your move?"}]
+MOVE = {"type": "object", "properties": {"move": {"type": "string"}}, "required": ["move"]}
+
+
+@pytest.fixture
+def fake():
+    with FakeOpenAI() as server:
+        yield server
+
+
+def client_for(fake: FakeOpenAI, **overrides) -> LLMClient:
+    return LLMClient(LLMConfig(**{"model": "m", "base_url": fake.url, "api_key": "sk-test", "timeout": 5.0,
+                                  "backoff": 0.0, **overrides}))
+
+
+def test_an_answer_streams_and_its_usage_comes_from_the_last_chunk(fake):
+    fake.script([{"content": "I will pass this round.", "usage": {"prompt_tokens": 42, "completion_tokens": 7}}])
+    with client_for(fake) as client:
+        assert client.chat(MSGS) == "I will pass this round."
+    sent = fake.requests[0]
+    assert sent["json"]["stream"] is True and sent["json"]["stream_options"] == {"include_usage": True}
+    assert sent["chunks_sent"] > 3 and "abandoned" not in sent  # the answer came in pieces, read to the end
+    assert (client.usage.prompt_tokens, client.usage.completion_tokens, client.usage.estimated) == (42, 7, 0)
+
+
+def test_structured_output_truncation_and_retries_stream_too(fake):
+    fake.script([{"status": 503}, {"json": {"move": "north"}}, {"content": "cut", "finish_reason": "length"}])
+    with client_for(fake) as client:
+        assert client.chat_json(MSGS, MOVE) == {"move": "north"}
+        assert client.chat(MSGS) == "cut"
+    assert request_schema(fake.requests[1]["json"]) is not None and fake.requests[1]["json"]["stream"] is True
+    assert client.usage.retries == 1 and client.usage.truncated == 1 and client.usage.calls == 2
+
+
+def test_an_answer_without_a_usage_chunk_is_estimated(fake):
+    fake.script([{"content": "x" * 40, "usage": None}])
+    with client_for(fake) as client:
+        assert client.chat(MSGS) == "x" * 40
+    assert client.usage.completion_tokens == 10 and client.usage.estimated == 1
+
+
+def test_an_answer_abandoned_at_its_deadline_stops_the_stream(fake):
+    # 200 pieces of 4 characters, 0.05 s apart: 10 s of generation; the call may take 0.5 s
+    fake.script([{"content": "word" * 200, "chunk_delay": 0.05}])
+    with client_for(fake, max_retries=0) as client:
+        with pytest.raises(LLMDeadlineError):
+            client.chat(MSGS, deadline=0.5)
+    record = fake.requests[0]
+    for _ in range(200):  # the server notices the closed connection at its next write
+        if record.get("abandoned"):
+            break
+        time.sleep(0.05)
+    assert record.get("abandoned") is True
+    assert record["chunks_sent"] < 200  # it stopped sending (generating) long before the end
+
+
+def test_streaming_can_be_switched_off(fake):
+    assert LLMConfig.from_env({"LLM_MODEL": "m", "LLM_API_KEY": "k"}).stream is True
+    cfg = LLMConfig.from_env({"LLM_MODEL": "m", "LLM_BASE_URL": fake.url, "LLM_STREAM": "0"})
+    assert cfg.stream is False
+    fake.script([{"content": "whole", "usage": {"prompt_tokens": 3, "completion_tokens": 1}}])
+    with LLMClient(cfg) as client:
+        assert client.chat(MSGS) == "whole"
+    assert "stream" not in fake.requests[0]["json"] and "chunks_sent" not in fake.requests[0]
+    assert client.usage.prompt_tokens == 3
