@@ -12,6 +12,11 @@ Rounds: a turn is a run of moves (chat lines or commands) by one seat; a round i
 `max_rounds` (20) rounds the only move that still counts is /accept of the standing offer; any other move ends the
 game without a deal. Options: max_rounds; `data` + `hard` play released instances (see released.py); `instance`
 fixes the instance (its seed, or its number in the released selection) whatever the room's seed.
+
+`protocol: paper` (preset `paper`) plays the paper's ending instead (paper_rules.py): no offer makes a deal by
+itself; the negotiation stops on "halt negotiation" (`halt`: both | either), on settled proposals, on an /accept or
+after the last round, and then each side presents the deal it believes was made (/present books=1 hats=2 balls=0);
+the deal stands when the two claims fit.
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from typing import Optional
 from tasks.core import Context, Game, RuleError
 from tasks.core.offers import answer_id, answer_words
 
-from . import metrics
+from . import metrics, paper_rules
 from .items import ITEMS, describe, rest, utility, valid_values
 from .parse import USAGE, SplitError, parse_split
 
@@ -56,6 +61,14 @@ class DondGame(Game):
         self.deal: Optional[dict] = None  # {"alice": split, "bob": split}
         self.end_reason: Optional[str] = None  # accepted | matched | rounds | walked_away
         self.tally = {"messages": 0, "proposals": 0, "rejections": 0}
+        self.protocol = str(self.options.get("protocol") or "ours")
+        self.halt_rule = str(self.options.get("halt") or "both")
+        if self.protocol not in paper_rules.PROTOCOLS or self.halt_rule not in paper_rules.HALT_RULES:
+            raise ValueError(f"protocol must be one of {paper_rules.PROTOCOLS}, halt one of {paper_rules.HALT_RULES}")
+        self.negotiation_end: Optional[str] = None  # paper: why the talk stopped (then each side presents)
+        self.presented: dict = {}                   # paper: seat -> the split it claims
+        self.round_lines: dict = {}                 # paper: seat -> its message of this round
+        self.checked_round = 0
 
     @classmethod
     def generate(cls, seed: int, options: dict) -> dict:
@@ -76,6 +89,10 @@ class DondGame(Game):
     @property
     def over(self) -> bool:
         return self.end_reason is not None
+
+    @property
+    def phase(self) -> str:
+        return "over" if self.over else "presenting" if self.negotiation_end else "negotiating"
 
     @property
     def round(self) -> int:
@@ -109,11 +126,16 @@ class DondGame(Game):
 
     def _turn(self, ctx: Context, seat: str, closing: bool = False) -> bool:
         """Count a move of `seat` into the rounds. False when the rounds were already over and this move (which is
-        no closing /accept) ended the game without a deal."""
+        no closing /accept) ended the game without a deal, or (paper protocol) the talk ended before it."""
         if self.over:
             raise RuleError("The game is over.")
+        if self.negotiation_end:
+            raise RuleError("The negotiation is over: present the deal you believe was made with /present "
+                            "books=1 hats=2 balls=0 (what YOU get).")
         if seat == self.last_mover:
             return True
+        if self.protocol == "paper" and seat == self.seats[0] and self.runs and not self._check_round(ctx):
+            return False  # Bob's round ended without a message of his and that ended the talk: this move is late
         if self.runs >= 2 * self.max_rounds:
             if closing:
                 return True
@@ -122,6 +144,10 @@ class DondGame(Game):
             return False
         self.runs += 1
         self.last_mover = seat
+        if seat == self.seats[0]:
+            self.round_lines = {}
+        if self.protocol == "paper":
+            return True  # the round check after Bob's message stops the talk (no closing /accept)
         if self.runs == 2 * self.max_rounds:
             other = self.partner(seat)
             ctx.say(f"This is the last turn of round {self.max_rounds}: after it, {SEAT_NAMES[other]} can only "
@@ -131,10 +157,68 @@ class DondGame(Game):
         return True
 
     def on_chat(self, ctx: Context, seat: str, text: str) -> None:
-        if self.over:
+        if self.over or self.negotiation_end:
             return
         if self._turn(ctx, seat):
             self.tally["messages"] += 1
+            if self.protocol == "paper":
+                self.round_lines[seat] = text
+                if seat == self.seats[0] and paper_rules.alice_halts_alone(text, self.halt_rule):
+                    self._end_negotiation(ctx, "halted")
+                elif seat == self.seats[1]:
+                    self._check_round(ctx)
+
+    # --- the paper's protocol (paper_rules.py) ----------------------------------------------------------------------
+    def proposals_of(self, seat: str) -> list[tuple]:
+        """Every proposal `seat` made, as what Alice gets."""
+        return [self.take_of(self.seats[0], o) for o in self.offers if o["by"] == seat]
+
+    def _check_round(self, ctx: Context) -> bool:
+        """After Bob's message (or before Alice's next one, if he sent none): does the negotiation stop? False when
+        it stopped."""
+        if self.checked_round >= self.round:
+            return not self.negotiation_end
+        self.checked_round = self.round
+        why = paper_rules.stop_reason(self.round_lines.get(self.seats[0], ""), self.round_lines.get(self.seats[1], ""),
+                                      self.halt_rule, self.proposals_of(self.seats[0]),
+                                      self.proposals_of(self.seats[1]), self.round, self.max_rounds)
+        if why:
+            self._end_negotiation(ctx, why)
+        return not why
+
+    def _end_negotiation(self, ctx: Context, why: str) -> None:
+        self.negotiation_end = why
+        ctx.log("negotiation_end", reason=why, rounds=self.round)
+        ctx.say(f"The negotiation is over ({why}). Each of you now presents the deal you believe was made: /present "
+                "books=1 hats=2 balls=0 (what YOU get). A deal is made when the two claims fit together.")
+
+    def cmd_present(self, ctx: Context, seat: str, args) -> None:
+        """/present books=1 hats=2 balls=0: once the negotiation is over (paper protocol), the deal you believe was
+        made (what YOU get)"""
+        if self.over:
+            raise RuleError("The game is over.")
+        if not self.negotiation_end:
+            raise RuleError("/present comes after the negotiation (paper protocol); now /propose, /accept or chat.")
+        if seat in self.presented:
+            raise RuleError("You already presented your deal.")
+        try:
+            take = parse_split(args, self.counts) if args else None
+        except SplitError as exc:
+            raise RuleError(str(exc)) from None
+        if take is None:
+            raise RuleError("Present what you get: /present books=1 hats=2 balls=0.")
+        self.presented[seat] = list(take)
+        ctx.log("present", by=seat, split=list(take))
+        ctx.say(f"You presented: you get {describe(take)} ({self._worth(seat, take)}).", to=seat)
+        if len(self.presented) < len(self.seats):
+            return
+        a, b = (self.presented[s] for s in self.seats)
+        if paper_rules.claims_fit(self.counts, a, b):
+            ctx.say(f"The claims fit: Alice gets {describe(a)}; Bob gets {describe(b)}.")
+            self._finish(ctx, {"alice": a, "bob": b}, "presented")
+        else:
+            ctx.say(f"The claims do not fit (Alice claims {describe(a)}, Bob {describe(b)}): no deal.")
+            self._finish(ctx, None, "claims_differ")
 
     def cmd_propose(self, ctx: Context, seat: str, args) -> None:
         """/propose books=1 hats=2 balls=0: offer a split (what YOU get; your partner gets the rest)"""
@@ -148,7 +232,7 @@ class DondGame(Game):
             raise RuleError(str(exc)) from None
         other = self.partner(seat)
         theirs = self.standing(other)
-        if theirs is not None and self.take_of(seat, theirs) == take:
+        if self.protocol != "paper" and theirs is not None and self.take_of(seat, theirs) == take:
             if self._turn(ctx, seat, closing=True):
                 ctx.say(f"{SEAT_NAMES[seat]} proposed exactly what {SEAT_NAMES[other]} offered: that is a deal.")
                 self._accept(ctx, seat, theirs, "matched")
@@ -188,6 +272,10 @@ class DondGame(Game):
         offer = self._partner_offer(seat, args)
         if self._turn(ctx, seat, closing=True):
             ctx.say(f"{SEAT_NAMES[seat]} accepts {SEAT_NAMES[offer['by']]}'s offer #{offer['id']}.")
+            if self.protocol == "paper":
+                offer["status"] = "accepted"
+                self._end_negotiation(ctx, "accepted")
+                return
             self._accept(ctx, seat, offer, "accepted")
 
     def cmd_reject(self, ctx: Context, seat: str, args) -> None:
@@ -241,7 +329,7 @@ class DondGame(Game):
 
     def results(self) -> dict:
         va, vb = self.values["alice"], self.values["bob"]
-        out = metrics.outcome(self.counts, va, vb, self.deal["alice"] if self.deal else None)
+        out = metrics.outcome(self.counts, va, vb, *((self.deal["alice"], self.deal["bob"]) if self.deal else (None,)))
         ref = metrics.reference(self.counts, va, vb)
         return {
             **out, "split": self.deal, "end": self.end_reason or "unfinished", "rounds": self.round,
@@ -251,7 +339,9 @@ class DondGame(Game):
             "has_ef": ref["has_ef"], "max_total": ref["max_total"], "l1": self.inst.get("l1"),
             "source": self.inst.get("source"), "line": self.inst.get("line"),
             "score": out["total"], "normalized_score": round(out["total"] / ref["max_total"], 4),
-            "turns": self.runs, "seed": self.seed, "tokens": 0, "bonus": {},
+            "turns": self.runs, "seed": self.seed, "tokens": 0, "bonus": {}, "protocol": self.protocol,
+            **({"negotiation_end": self.negotiation_end, "presented": dict(self.presented)}
+               if self.protocol == "paper" else {}),
         }
 
 

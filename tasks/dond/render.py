@@ -30,8 +30,9 @@ def seat_view(game, seat: str) -> dict:
         "round": game.round, "max_rounds": game.max_rounds, "first": "me" if seat == game.seats[0] else "partner",
         "last_round": game.runs >= 2 * game.max_rounds - 1,
         "offers": [_offer_for(game, seat, o) for o in game.offers],
-        "can_accept": standing["id"] if standing is not None and not game.over else None,
-        "phase": "over" if game.over else "negotiating",
+        "can_accept": standing["id"] if standing is not None and game.phase == "negotiating" else None,
+        "phase": game.phase, "protocol": game.protocol,
+        "presented": game.presented.get(seat), "partner_presented": partner in game.presented,
         "result": result,
     }
 

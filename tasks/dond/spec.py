@@ -1,9 +1,21 @@
 """Deal or No Deal (Lewis et al. 2017; Hua et al.'s "Game-theoretic LLM" §5) as a task of the bot suite."""
-from tasks.core import Benchmark, CliOption, TaskSpec
+from tasks.core import Benchmark, CliOption, Preset, TaskSpec
 
 from . import metrics
 from .brains import BRAINS
 from .game import DondGame
+from .paper_prompt import RELEASE, RELEASE_FILES
+
+# Reference §1 and §7: the release's models run at temperature 1.0 with at most 2,000 output tokens; up to 10 tries
+# per answer (config.MAX_TRIAL); 20 rounds; its 50 sampled instances (44 played). The halting rule is the code's for
+# GPT and o1 models ("both"; --option halt=either is its rule for Claude models).
+PAPER = Preset(
+    "paper",
+    "Hua et al.'s protocol: the release's prompt text (--paper-prompts), free-text turns with offers extracted by a "
+    "model call, halting and the present-deal ending, temperature 1.0, 20 rounds, its 50-instance file",
+    options={"protocol": "paper", "halt": "both", "max_rounds": 20, "data": "paper"},
+    brain_options={"sampling": {"*": {"temperature": 1.0, "max_tokens": 2000, "deadline": 300}}, "retries": 10},
+    release_files=RELEASE_FILES, release=RELEASE)
 
 DEFAULT = "bayes" if "bayes" in BRAINS else next(iter(BRAINS))
 
@@ -26,6 +38,7 @@ SPEC = TaskSpec(
                       "best_total", "l1", "source", "line", "end"),
     roles={"alice": "Alice (moves first)", "bob": "Bob"},
     condition_keys=("hard",),
+    presets={"paper": PAPER},
     cli_options=(
         CliOption("--data", "data", str, "play released dialogues: a path to deal_no_deal_test.txt (the DND test "
                   "split) or sampled_50_deal_no_deal.txt (the paper's 50), 'default' ($DOND_DATA, else "
@@ -35,6 +48,9 @@ SPEC = TaskSpec(
         CliOption("--hard", "hard", str, "only the reference's hard cases with L1 distance <= d, e.g. L1<=4 "
                   "(duplicates, all-even counts and 'maximum covered' removed; generated instances too)"),
         CliOption("--max-rounds", "max_rounds", int, "rounds before the game ends without a deal (default 20)"),
+        CliOption("--halt", "halt", str, "paper protocol: which 'halt negotiation' ends the talk: both (both messages "
+                  "of a round, the release's rule for GPT models) or either (its rule for Claude models)",
+                  ("both", "either")),
         CliOption("--ef-only", "ef_only", str, "released data: only instances with an envy-free split, as the paper "
                   "(default true)", ("true", "false")),
     ),

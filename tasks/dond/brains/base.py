@@ -44,6 +44,7 @@ class DondBrain(Brain):
         self.pending = False            # something new to answer
         self.started = False
         self._seen_offers: list = []    # (by, mine, status) as last seen
+        self.has_presented = False      # the paper's ending: my /present is sent
 
     # --- observing ----------------------------------------------------------------------------------------------
     def observe(self, effect) -> None:
@@ -159,6 +160,9 @@ class DondBrain(Brain):
     # --- acting -------------------------------------------------------------------------------------------------
     def act(self):
         v = self.view
+        if v.get("phase") == "presenting" and not v.get("presented") and not self.has_presented:
+            self.has_presented = True  # the paper's ending: say once which deal I believe was made
+            return [self.command("present", *(f"{p}={n}" for p, n in zip(I.PLURALS, self.present_split())))]
         if not v or v.get("phase") != "negotiating" or not self.pending:
             return []
         self.pending = False
@@ -167,13 +171,28 @@ class DondBrain(Brain):
         if move and move[0] == "accept":
             # Accepting ends the game; alone, it is also the one move that still counts after the last round.
             return self.move_inputs(move)
-        out = []
-        if line:
-            self._record(line)
-            out.append(self.say(line))
-        if move:
-            out.extend(self.move_inputs(move, first=not out))
-        return out
+        if not line:
+            return self.move_inputs(move) if move else []
+        self._record(line)
+        if v.get("protocol") == "paper":
+            # Under the paper's protocol the message closes the turn (the round check follows Bob's message), so
+            # the moves go first; in ours the line explains the move that follows it.
+            moves = self.move_inputs(move) if move else []
+            return moves + [self.say(line, first=not moves)]
+        return [self.say(line)] + (self.move_inputs(move, first=False) if move else [])
+
+    def present_split(self) -> tuple:
+        """The paper's ending: the deal I believe was made, what I get: the accepted offer, else the standing
+        offers (mine first), else my last offer, else everything."""
+        offers = self.view.get("offers") or []
+        for o in reversed(offers):
+            if o["status"] == "accepted":
+                return tuple(o["mine"])
+        for split in (self.my_open_offer(), self.open_offer()):
+            if split is not None:
+                return split
+        mine = self.offers_by("me")
+        return mine[-1] if mine else self.counts
 
     def open_id(self) -> list[str]:
         """The id of the partner's standing offer as an answer's first argument ([] without one): the answer is
@@ -192,7 +211,7 @@ class DondBrain(Brain):
         # A counter-offer rejects the partner's standing offer first (the game keeps it standing otherwise), so the
         # partner hears why: "not fair" (it leaves me envious, the paper's R1) or "we can do better" (R2).
         out = []
-        if self.open_offer() is not None:
+        if self.open_offer() is not None and self.view.get("protocol") != "paper":  # the paper's talk has no rejects
             reason = "not fair" if not self.ef_for_me(self.open_offer()) else "we can do better"
             out.append(self.command("reject", *self.open_id(), *reason.split(), first=first))
             first = False

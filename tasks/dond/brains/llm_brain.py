@@ -21,10 +21,12 @@ import re
 from typing import Optional
 
 from tasks.core import ChatShown, View
+from tasks.core.limits import MAX_CHAT_CHARS
 
 from .. import items as I
 from .base import share_text
 from .bayes import BayesBrain
+from .llm_paper import PaperSession
 
 SYSTEM = "You are a rational assistant that carefully answer the question."
 TAG = re.compile(r"<s>(.*?)</s>", re.S | re.I)
@@ -64,12 +66,21 @@ class LLMBrain(BayesBrain):
         super().new_game(view)
         self.log: list[str] = []                 # the negotiation so far, as the prompt shows it
         self.offer_status: dict = {}             # offer id -> status already logged
+        self.paper: Optional[PaperSession] = None  # the paper's protocol (llm_paper.py), with its release's prompts
+        self.paper_error: Optional[str] = None
+        if view.get("protocol") == "paper":
+            try:
+                self.paper = PaperSession(self)
+            except ValueError as exc:  # told in every act (a visible fallback, or an invalid game when strict)
+                self.paper_error = str(exc)
 
     # --- the negotiation as the prompt tells it --------------------------------------------------------------------
     def observe(self, effect) -> None:
         super().observe(effect)
         if not self.view:
             return
+        if self.paper is not None:
+            self.paper.observe(effect)
         me, other = self.view["me_name"], self.view["partner_name"]
         r = self.view.get("round", 1)
         if isinstance(effect, ChatShown) and effect.seen_by(self.seat):
@@ -122,9 +133,36 @@ class LLMBrain(BayesBrain):
         act = None
         try:
             with self.llm_act("turn") as act:
-                return self.llm_turn(act)
+                if self.view.get("protocol") != "paper":
+                    return self.llm_turn(act)
+                if self.paper is None:
+                    raise ValueError(self.paper_error or "the paper protocol needs its release's prompts")
+                message = self.paper.message(act)[:MAX_CHAT_CHARS]
         except Exception as exc:
             return self.fall_back(act, exc, saved)
+        return message, self.paper_proposal(message)
+
+    # --- the paper's protocol ---------------------------------------------------------------------------------------
+    def paper_proposal(self, message: str) -> Optional[tuple]:
+        """The paper's extraction of the message's proposal, its own act: ("propose", what I get) or None. A
+        failed extraction leaves the proposal out (that act counts as invalid); the message goes all the same."""
+        try:
+            with self.llm_act("extract") as act:
+                split = self.paper.extract(act, message)
+        except Exception:  # noqa: BLE001 (recorded on the act)
+            return None
+        return ("propose", split) if split is not None else None
+
+    def present_split(self) -> tuple:
+        if self.paper is None or self.llm is None:
+            return super().present_split()
+        act = None
+        try:
+            with self.llm_act("present") as act:
+                return self.paper.present(act)
+        except Exception as exc:
+            self.llm_fallback(act, exc)  # strict: the driver ends the game as invalid before this move
+            return super().present_split()
 
     def fall_back(self, act, exc, saved, **data):
         if not self.llm_fallback(act, exc, **data):

@@ -1,0 +1,168 @@
+"""Preset `paper` of Deal or No Deal (reference §7): the requests it sends, recorded by the fake OpenAI server, carry
+the paper's sampling (temperature 1.0, 2,000 tokens), the release's system prompt and game text read at run time
+from --paper-prompts (a fake release in tmp_path, with our own placeholder text and the release's layout: parsed,
+never imported), a free-text turn followed by the paper's extraction calls (use "extract"), and the present-deal
+ending; the game applies the halting rule and the claims. The default preset sends our labelled variant instead.
+Without the release the preset stops with a message naming the files and where to get them."""
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+
+import pytest
+
+from bots import local
+from tests.fake_openai import FakeOpenAI
+from tests.test_dond_paper_sample import line
+
+# The release's layout (src/deal_no_deal/), our placeholder words. The import of a missing module proves the preset
+# never imports it.
+GAME_PY = textwrap.dedent('''
+    import module_that_does_not_exist
+
+    class Agent:
+        def game_setting(self):
+            if self.args.special_prompting:
+                self.game_description = f"""FAKE-SPECIAL {self.name}"""
+            else:
+                self.game_description = f"""FAKE-GAME {self.example_count[0]} books, {self.example_count[1]} hats, {self.example_count[2]} balls; I am {self.name}, the other is {self.the_other_player}.
+    {translate_values(self.example_count, self.agent_values)} FAKE-MAX {compute_score(self.agent_values, self.example_count)}
+    """
+
+        def present_deal(self):
+            present_deal_prompt = f"""FAKE-PRESENT answer <deal>book=x hat=y ball=z</deal>"""
+            return present_deal_prompt
+
+        def initial_negotiation_message(self, extra_prompt=None):
+            negotiate_prompt = f"""FAKE-NEGOTIATE with {self.the_other_player} in {self.max_negotiation_round} rounds"""
+            previous_messages = "FAKE-HISTORY:\\n" + '\\n'.join(self.previous_message)
+
+        def summarize_deal_basedon_message(self, negotiation_message):
+            proposal_summarizer_prompt = f"""FAKE-SUMMARIZE for {self.the_other_player}"""
+            negotiation_message = f"""FAKE-MESSAGE [{negotiation_message}]"""
+
+        def whether_new_deal_proposed(self, negotiation_message):
+            whether_new_deal_proposed_prompt = f"""FAKE-HAS-DEAL [{negotiation_message}] to {self.the_other_player}"""
+
+    class DealNoDeal:
+        def negotiation(self, total_negotiation_round):
+            self.alice.previous_message.append('A-LINE {}: '.format(1) + alice_message)
+            self.bob.previous_message.append('B-LINE {}: '.format(1) + bob_message)
+
+    parser.add_argument('--system_prompt', type=str, default="FAKE-SYSTEM")
+    parser.add_argument('--max_negotiation_round', type=int, default=20)
+''')
+METRICS_PY = textwrap.dedent('''
+    def translate_values(example_count, values):
+        text = f"FAKE-VALUES {example_count[0]}x{values[0]} {example_count[1]}x{values[1]} {example_count[2]}x{values[2]}."
+        return text
+''')
+COUNTS, ALICE, BOB = (2, 3, 2), (1, 2, 1), (3, 0, 2)
+SPLIT = "Books to Bob, the hats and balls to Alice."
+
+
+@pytest.fixture
+def release(tmp_path):
+    root = tmp_path / "game_theory"
+    folder = root / "src" / "deal_no_deal"
+    folder.mkdir(parents=True)
+    (folder / "deal_no_deal.py").write_text(GAME_PY, encoding="utf-8")
+    (folder / "deal_no_deal_metrics.py").write_text(METRICS_PY, encoding="utf-8")
+    (folder / "sampled_50_deal_no_deal.txt").write_text(
+        line(COUNTS, ALICE, BOB, "hello there") + "\n", encoding="utf-8")
+    return root
+
+
+def prompt_of(request) -> str:
+    return request["messages"][-1]["content"]
+
+
+def fake_model(request) -> str:
+    """Answers by the placeholder that says which question it is; each side claims what the agreed split gives it."""
+    prompt = prompt_of(request)
+    alice = "I am Alice" in prompt
+    deal = "<deal>book=0 hat=3 ball=2</deal>" if alice else "<deal>book=2 hat=0 ball=0</deal>"
+    if "FAKE-NEGOTIATE" in prompt:
+        return "Reasoning first. <s>halt negotiation</s>" if "B-LINE 1: " in prompt else f"Hm. <s>{SPLIT}</s>"
+    if "FAKE-HAS-DEAL" in prompt:
+        return "<answer>no</answer>" if "[halt negotiation]" in prompt else "Yes. <answer>yes</answer>"
+    if "FAKE-SUMMARIZE" in prompt or "FAKE-PRESENT" in prompt:
+        return f"So: {deal}"
+    raise AssertionError(f"unexpected prompt {prompt[:200]!r}")
+
+
+def run(monkeypatch, tmp_path, fake, argv):
+    for var in ("LLM_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LLM_MODEL", "test-model")
+    monkeypatch.setenv("LLM_BASE_URL", fake.url)
+    out = tmp_path / "out"
+    assert local.main(["dond", "--agents", "llm,llm", "--out", str(out), *argv]) == 0
+    rows = [json.loads(g) for g in (out / "logs" / "game-0000.jsonl").read_text(encoding="utf-8").splitlines()]
+    return [{"event": r["event"], **r["data"]} for r in rows]
+
+
+def test_the_paper_preset_sends_the_releases_prompts_at_temperature_1_and_presents_deals(
+        release, tmp_path, monkeypatch, capsys):
+    with FakeOpenAI(default=fake_model) as fake:
+        log = run(monkeypatch, tmp_path, fake, ["--preset", "paper", "--paper-prompts", str(release)])
+        requests = [r["json"] for r in fake.requests]
+    out = capsys.readouterr().out
+    assert all(r["temperature"] == 1.0 and r["max_tokens"] == 2000 for r in requests)
+    assert all(r["messages"][0] == {"role": "system", "content": "FAKE-SYSTEM"} for r in requests)
+    assert not any("response_format" in r for r in requests)  # free text, tags parsed as the release does
+    kinds = [re.search(r"FAKE-(NEGOTIATE|HAS-DEAL|SUMMARIZE|PRESENT)", r["messages"][-1]["content"]).group(1)
+             for r in requests]
+    # round 1: each side's message, then the extraction (is there a deal? which?); round 2: both halt (the
+    # extraction finds none); then each side presents its deal
+    assert kinds == ["NEGOTIATE", "HAS-DEAL", "SUMMARIZE"] * 2 + ["NEGOTIATE", "HAS-DEAL"] * 2 + ["PRESENT"] * 2
+    first = requests[0]["messages"][-1]["content"]
+    assert first == ("FAKE-GAME 2 books, 3 hats, 2 balls; I am Alice, the other is Bob.\n"
+                     "FAKE-VALUES 2x1 3x2 2x1. FAKE-MAX 10\nFAKE-NEGOTIATE with Bob in 20 rounds")
+    bob_first = requests[3]["messages"][-1]["content"]
+    assert bob_first.endswith(f"FAKE-HISTORY:\nA-LINE 1: {SPLIT}") and "FAKE-VALUES 2x3 3x0 2x2." in bob_first
+    assert "formal offer" not in first + bob_first and "Standing Offers" not in bob_first  # none of our own text
+    assert requests[1]["messages"][-1]["content"].endswith(f"FAKE-HAS-DEAL [{SPLIT}] to Bob")
+    assert f"FAKE-MESSAGE [{SPLIT}]FAKE-SUMMARIZE for Bob" in requests[2]["messages"][-1]["content"]
+    present = requests[-2]["messages"][-1]["content"]
+    assert "A-LINE 2: halt negotiation\nB-LINE 2: halt negotiation" in present and present.endswith("ball=z</deal>")
+
+    start = next(r for r in log if r.get("event") == "game_start")
+    assert start["options"]["preset"] == "paper" and start["options"]["paper_prompts"] == str(release)
+    assert start["options"]["protocol"] == "paper" and start["instance"]["counts"] == list(COUNTS)
+    result = next(r for r in log if r.get("event") == "game_result")
+    assert result["deal"] and result["reason"] == "presented"
+    assert result["split"] == {"alice": [0, 3, 2], "bob": [2, 0, 0]}
+    ends = [r for r in log if r.get("event") == "negotiation_end"]
+    assert [(e["reason"], e["rounds"]) for e in ends] == [("halted", 2)]
+    acts = [r for r in log if r.get("event") == "agent_note" and r.get("kind") == "llm_act"]
+    assert [(a["seat"], a["use"]) for a in acts] == [("alice", "turn"), ("alice", "extract"), ("bob", "turn"),
+                                                     ("bob", "extract")] * 2 + [("alice", "present"),
+                                                                                ("bob", "present")]
+    assert all(a["valid"] and not a["fallback"] for a in acts)
+    assert "this run: llm,llm (preset paper)" in out and "paper: T10 raw vs raw: GPT-4o" not in out  # not the 50
+
+
+def test_the_default_preset_sends_our_labelled_variant(release, tmp_path, monkeypatch, capsys):
+    def ours(request):
+        if request.get("response_format"):
+            return json.dumps({"proposal": True, "accepts": False, "books": 0, "hats": 3, "balls": 2})
+        return "<s>halt negotiation</s>" if "standing offer: you get" in prompt_of(request) else f"<s>{SPLIT}</s>"
+    with FakeOpenAI(default=ours) as fake:
+        run(monkeypatch, tmp_path, fake, ["--games", "2"])
+        requests = [r["json"] for r in fake.requests]
+    assert requests and all(r.get("temperature") != 1.0 for r in requests)
+    assert not any("FAKE-" in m["content"] for r in requests for m in r["messages"])
+    assert any("formal offer" in prompt_of(r) for r in requests)  # our game's offer lines
+    assert "(preset ours)" in capsys.readouterr().out
+
+
+def test_without_the_release_the_preset_says_what_is_missing_and_stops(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("LLM_MODEL", "test-model")
+    monkeypatch.setenv("LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    assert local.main(["dond", "--agents", "llm,llm", "--preset", "paper", "--paper-prompts",
+                       str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "src/deal_no_deal/deal_no_deal.py" in err and "https://github.com/Wenyueh/game_theory" in err
+    assert not (tmp_path / "out").exists()
