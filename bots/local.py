@@ -47,6 +47,9 @@ def build_parser(prog: str = "run_bot.sh", task: Optional[str] = None) -> argpar
     p.add_argument("--strict-llm", action="store_true",
                    help="research runs: an LLM act that fails is not played by the symbolic policy; the game ends "
                         "as invalid")
+    p.add_argument("--no-baseline", action="store_true",
+                   help="with an LLM agent and a model: do not play the same seeds without the LLM (the table's "
+                        "'without LLM (baseline)' row)")
     p.add_argument("--quiet", action="store_true", help="no transcript")
     p.add_argument("--parallel", type=int, default=0, metavar="N",
                    help="games in flight at once (default: what the LLM endpoint's llm.concurrency allows; without "

@@ -70,8 +70,8 @@ def test_an_act_records_validity_tokens_and_time():
 
 
 def test_the_figures_add_up():
-    acts = [{"seat": "g", "brain": "b", "use": "action", "valid": True, "seconds": 2.0, "prompt_tokens": 100,
-             "completion_tokens": 10},
+    acts = [{"seat": "g", "brain": "b", "use": "action", "valid": True, "effective": True, "seconds": 2.0,
+             "prompt_tokens": 100, "completion_tokens": 10},
             {"seat": "g", "brain": "b", "use": "action", "valid": False, "fallback": True, "seconds": 4.0},
             {"seat": "g", "brain": "b", "use": "grounding", "valid": True, "seconds": 1.0, "prompt_tokens": 50,
              "completion_tokens": 5}]
@@ -80,10 +80,11 @@ def test_the_figures_add_up():
     assert f["g"]["by_use"]["action"]["acts"] == 2
     results = [{"llm": f, "status": "completed"}, {"status": "completed"}]
     cols = llm_columns(results)
-    assert cols == {"g acts": 3, "g valid %": 66.7, "g fallback %": 33.3, "g tokens/game": 82.5, "g s/act": 2.333}
+    assert cols == {"g acts": 3, "g valid %": 66.7, "g effective %": 33.3, "g fallback %": 33.3,
+                    "g tokens/game": 82.5, "g s/act": 2.333}
     assert fell_back(results) == {"g"} and fell_back([{"llm": per_seat(acts[:1])}]) == set()
     use = {r[2]: r for r in use_rows(results)}
-    assert use["action"][3:6] == [2, 50.0, 50.0] and use["grounding"][4] == 100.0
+    assert use["action"][3:7] == [2, 50.0, 50.0, 50.0] and use["grounding"][4:6] == [100.0, 0.0]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -108,13 +109,14 @@ def test_travel_tables_show_the_fallback_and_label_it(tmp_path):
     with FakeOpenAI(default=lambda req: {"status": 500, "error": "model overloaded"}) as fake, \
             client_for(fake) as llm:
         records = evaluation.play_many(TRAVEL, 2, 5, {"light": "solver", "ghost": "baseline"}, {}, llm,
-                                  str(tmp_path), progress=False)
+                                  str(tmp_path), progress=False, brain_options={"reader": "llm"})
     summary = evaluation.summary_table(TRAVEL, records)
     assert summary["ghost acts"] == sum(len([a for a in r.llm_acts if a["seat"] == "ghost"]) for r in records) > 0
     assert summary["ghost valid %"] == 0.0 and summary["ghost fallback %"] == 100.0
     assert summary["light fallback %"] == 100.0  # the solver's reader fell back to the rules too
     # the games themselves were played by the solver policy: the label says so
-    assert evaluation.agent_label(TRAVEL, records[0].agents, records) == "solver+fallback,baseline+fallback"
+    assert evaluation.agent_label(TRAVEL, records[0].agents, records, {"reader": "llm"}) == \
+        "solver (llm reader)+fallback,baseline+fallback"
     table = evaluation.llm_use_table([("x", records)])
     assert "action" in table and "reader" in table
     acts = rows(records[0].log_path, "llm_act")
@@ -145,7 +147,7 @@ def test_strict_llm_reports_the_game_invalid_and_the_replay_agrees(tmp_path):
     moves = [i["input"] for i in rows(tmp_path / "g.jsonl", "game_input") if i["input"].get("seat") == "light"
              and i["input"]["type"] in ("Chat", "Command")]
     assert moves == []
-    assert evaluation.summary_table(TRAVEL, [rec])["invalid games %"] == 100.0
+    assert rec.results["invalid"] is True and evaluation.summary_table(TRAVEL, [rec])["invalid"] == 1
     report = replay_paths([str(tmp_path / "g.jsonl")], out=str(tmp_path / "out"), plots=False, html_out=False,
                           echo=None)
     assert report.games[0].check == "ok" and report.games[0].status == "invalid"
@@ -159,7 +161,8 @@ def test_strict_llm_from_the_command_line(tmp_path, monkeypatch, capsys):
         assert local.main(["travel", "--games", "2", "--agents", "solver,grounding", "--strict-llm",
                            "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "invalid games %" in out and "100.0" in out
+    header = next(line for line in out.splitlines() if line.startswith("agents"))
+    assert " invalid " in header and "+fallback" not in out  # nothing fell back: the games are invalid
     assert "LLM acts per seat and use" in out
     with open(tmp_path / "games.csv", newline="") as fh:
         games = list(csv.DictReader(fh))
@@ -235,8 +238,9 @@ def test_one_deadline_covers_the_whole_act():
 # ---------------------------------------------------------------------------------------------------------------
 def test_gnomes_flags_and_answers_through_the_client(tmp_path):
     with FakeOpenAI(default=valid_answer) as fake, client_for(fake) as llm:
-        rec = evaluation.play_game(GNOMES, 1, {"h": "partner", "e": "aismcts"},
-                              llm=llm, log_path=str(tmp_path / "g.jsonl"), brain_options={"iterations": 30})
+        rec = evaluation.play_game(GNOMES, 1, {"h": "partner", "e": "aismcts"}, llm=llm,
+                                   log_path=str(tmp_path / "g.jsonl"),
+                                   brain_options={"iterations": 30, "reader": "llm"})
         forms = {r["form"] for r in fake.requests}
     acts = rows(tmp_path / "g.jsonl", "llm_act")
     flags = [a for a in acts if a["use"] == "flag"]
@@ -276,7 +280,7 @@ def test_malformed_answers_never_crash_or_block_a_room(tmp_path, task, agents):
     spec = get_task(task)
     with FakeOpenAI(default=malformed(len(task))) as fake, client_for(fake) as llm:
         rec = evaluation.play_game(spec, 2, agents, llm=llm, log_path=str(tmp_path / "g.jsonl"),
-                              brain_options={"iterations": 30})
+                              brain_options={"iterations": 30, "reader": "llm"})
     assert rec.results["status"] in ("completed", "timeout")  # played to the end by the fallbacks
     acts = rows(tmp_path / "g.jsonl", "llm_act")
     json_acts = [a for a in acts if a["use"] != "answer"]  # a free-text answer is any non-empty line

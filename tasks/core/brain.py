@@ -40,6 +40,8 @@ class LLMAct:
 
     `valid`: the answer was usable (set on a normal exit of `Brain.llm_act`, cleared by an exception or by
     `Brain.llm_fallback`); `fallback`: the symbolic policy stood in; `failed`: strict mode refused the fallback;
+    `effective`: set by the driver once the act()'s moves were played (valid, no fallback, and a command of that
+    act() was accepted by the rules);
     `seconds`: wall time of the whole act (building the prompt, the calls, parsing, mapping)."""
 
     def __init__(self, use: str, seat: Optional[str] = None):
@@ -48,6 +50,7 @@ class LLMAct:
         self.valid: Optional[bool] = None
         self.fallback = False
         self.failed = False
+        self.effective = False
         self.error: Optional[str] = None
         self.seconds = 0.0
         for f in ACT_COUNTS:
@@ -79,7 +82,7 @@ class LLMAct:
     def record(self, seat: str, brain: str) -> dict:
         """The act as a log row's data (no prompt, no answer: only what the tables need)."""
         out = {"seat": seat, "brain": brain, "use": self.use, "valid": bool(self.valid), "fallback": self.fallback,
-               "failed": self.failed, "seconds": round(self.seconds, 4)}
+               "failed": self.failed, "effective": self.effective, "seconds": round(self.seconds, 4)}
         out.update({f: getattr(self, f) for f in ACT_COUNTS})
         out.update({f: round(getattr(self, f), 4) for f in ACT_TIMES})
         if self.error:

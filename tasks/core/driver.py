@@ -15,8 +15,9 @@ Two ways to let brains act:
   became invalid meanwhile are refused by the match like anybody's.
 
 LLM acts: after each `act()` the brain's LLM acts (`Brain.llm_act`) travel with the thought and are logged as
-`agent_note` rows of kind `llm_act` (seat, brain, use, valid, fallback, tokens, seconds) on every transport;
-`llm_acts` keeps this game's.
+`agent_note` rows of kind `llm_act` (seat, brain, use, valid, effective, fallback, tokens, seconds) on every
+transport, after the act()'s moves: an act is `effective` when it was valid, not a fallback, and one of the moves of
+its act() was a command the rules accepted (no error message back to the seat). `llm_acts` keeps this game's.
 An act that failed under `strict_llm` (no fallback allowed) ends the game with status "invalid" (an `Abort` input,
 so the replay agrees).
 """
@@ -30,7 +31,7 @@ from typing import Callable, Iterable, Iterator, Optional
 from .brain import Brain
 from .match import Match
 from .protocol import (
-    Abort, AgentUsage, ChatShown, Effect, GameOver, Input, LogEvent, Message, View, addressed_to,
+    Abort, Action, AgentUsage, ChatShown, Command, Effect, GameOver, Input, LogEvent, Message, View, addressed_to,
 )
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "calls", "failures")
@@ -234,25 +235,37 @@ class MatchDriver:
         if notes:
             yield [LogEvent("agent_note", n) for n in notes]
         acts = [dict(a) for a in thought.acts]
-        if acts:
-            self.llm_acts += acts
-            yield [LogEvent("agent_note", {"kind": "llm_act", **a}) for a in acts]
         failed = [a for a in acts if a.get("failed")]
         if failed and not self.match.over:
+            yield from self._log_acts(acts, accepted=False)
             a = failed[0]
             yield self._handle(Abort("invalid", f"The {a.get('brain')} agent's LLM act ({a.get('use')}) failed and "
                                                 "strict LLM mode allows no fallback; the game is invalid.",
                                      self.clock()))
             return
+        accepted = False  # a command of this act() that the rules took (no error back to the seat)
         for i, move in enumerate(moves):
             if self.match.over:
-                return
+                break
             self._steps += 1
             move = dataclasses.replace(move, t=self.clock(), **({"turn": i == 0} if hasattr(move, "turn") else {}))
-            yield self._handle(move)
+            effects = self._handle(move)
+            accepted = accepted or (isinstance(move, (Command, Action)) and not any(
+                isinstance(e, Message) and e.to == seat and e.kind == "error" for e in effects))
+            yield effects
+        if acts:  # logged after the moves, whose fate decides `effective` (also when the game ended meanwhile)
+            yield from self._log_acts(acts, accepted)
         if not self.match.over and self._steps >= self.max_steps and not self._step_limit_logged:
             self._step_limit_logged = True
             yield [LogEvent("error", {"error": f"brains made more than {self.max_steps} moves in one go; stopped"})]
+
+    def _log_acts(self, acts: list[dict], accepted: bool) -> Iterator[list[Effect]]:
+        """The act()'s LLM acts as `llm_act` rows; `effective`: valid, not a fallback, and the act() made a move
+        the rules accepted."""
+        for a in acts:
+            a["effective"] = bool(accepted and a.get("valid") and not a.get("fallback"))
+        self.llm_acts += acts
+        yield [LogEvent("agent_note", {"kind": "llm_act", **a}) for a in acts]
 
     @property
     def game_over(self) -> Optional[GameOver]:

@@ -3,15 +3,17 @@
 
 Per game, `per_seat(acts)` gives each LLM seat's figures (stored by the local runtime as `results["llm"]`, rebuilt
 by the replay from the log rows); over games, `llm_columns(results)` gives the per-seat columns every evaluation
-table carries (acts, valid %, fallback %, tokens per game, seconds per act) and `use_rows(results)` one row per seat
+table carries (acts, valid %, effective %: the acts whose act() made a move the rules accepted, fallback %, tokens
+per game, seconds per act) and `use_rows(results)` one row per seat
 and use (the agent's turn, the grounding module, the text readers...). A seat any of whose acts fell back to its
-symbolic policy is named by `fell_back`, so tables can mark the row and its agent label.
+symbolic policy is named by `fell_back`, so tables can mark the row and its agent label (a strict-mode failure is
+no fallback: its game is invalid, counted apart).
 """
 from __future__ import annotations
 
 from typing import Iterable, Optional
 
-COUNTS = ("acts", "valid", "fallback", "failed", "calls", "invalid", "repairs", "truncated", "prompt_tokens",
+COUNTS = ("acts", "valid", "effective", "fallback", "failed", "calls", "invalid", "repairs", "truncated", "prompt_tokens",
           "completion_tokens")
 TIMES = ("seconds", "model_seconds", "queue_seconds")
 
@@ -32,6 +34,7 @@ def _empty() -> dict:
 def _add_act(into: dict, act: dict) -> None:
     into["acts"] += 1
     into["valid"] += int(bool(act.get("valid")))
+    into["effective"] += int(bool(act.get("effective")))
     into["fallback"] += int(bool(act.get("fallback")))
     into["failed"] += int(bool(act.get("failed")))
     for k in ("calls", "invalid", "repairs", "truncated", "prompt_tokens", "completion_tokens"):
@@ -78,11 +81,11 @@ def _pct(part: float, whole: float) -> Optional[float]:
 
 
 def fell_back(results: Iterable[dict]) -> set:
-    """Seats with at least one act the symbolic policy played (or that failed under strict mode)."""
+    """Seats with at least one act the symbolic policy played (a failure under strict mode is not one)."""
     seats = set()
     for r in results:
         for seat, s in (r.get("llm") or {}).items():
-            if s.get("fallback") or s.get("failed"):
+            if s.get("fallback"):
                 seats.add(seat)
     return seats
 
@@ -99,8 +102,8 @@ def _totals(results: list[dict]) -> dict:
 
 def llm_columns(results: list[dict]) -> dict:
     """The per-LLM-seat columns of an evaluation table (empty when no game had an LLM act): for each seat
-    `<seat> acts` (all games), `valid %`, `fallback %`, `tokens/game`, `s/act` (mean wall time of an act), and
-    `invalid games %` when any game was reported invalid (strict LLM mode)."""
+    `<seat> acts` (all games), `valid %`, `effective %`, `fallback %`, `tokens/game`, `s/act` (mean wall time of an
+    act). Invalid games (strict LLM mode) are counted by the evaluation's `invalid` column."""
     n = len(results)
     cols: dict = {}
     for seat, t in sorted(_totals(results).items(), key=lambda kv: str(kv[0])):
@@ -108,15 +111,14 @@ def llm_columns(results: list[dict]) -> dict:
             continue
         cols[f"{seat} acts"] = t["acts"]
         cols[f"{seat} valid %"] = _pct(t["valid"], t["acts"])
+        cols[f"{seat} effective %"] = _pct(t["effective"], t["acts"])
         cols[f"{seat} fallback %"] = _pct(t["fallback"], t["acts"])
         cols[f"{seat} tokens/game"] = round((t["prompt_tokens"] + t["completion_tokens"]) / max(1, n), 1)
         cols[f"{seat} s/act"] = round(t["seconds"] / t["acts"], 3)
-    if any(r.get("status") == "invalid" for r in results):
-        cols["invalid games %"] = _pct(sum(r.get("status") == "invalid" for r in results), n)
     return cols
 
 
-USE_HEADER = ["seat", "agent", "use", "acts", "valid %", "fallback %", "failed", "repaired", "truncated",
+USE_HEADER = ["seat", "agent", "use", "acts", "valid %", "effective %", "fallback %", "failed", "repaired", "truncated",
               "prompt tok/act", "compl tok/act", "tokens/game", "s/act", "model s/act", "max s"]
 
 
@@ -132,7 +134,8 @@ def use_rows(results: list[dict]) -> list[list]:
     rows = []
     for (seat, agent, use), t in sorted(per.items(), key=lambda kv: (kv[0][0], kv[0][2])):
         k = t["acts"] or 1
-        rows.append([seat, agent, use, t["acts"], _pct(t["valid"], t["acts"]), _pct(t["fallback"], t["acts"]),
+        rows.append([seat, agent, use, t["acts"], _pct(t["valid"], t["acts"]), _pct(t["effective"], t["acts"]),
+                     _pct(t["fallback"], t["acts"]),
                      t["failed"], t["repairs"], t["truncated"], round(t["prompt_tokens"] / k, 1),
                      round(t["completion_tokens"] / k, 1),
                      round((t["prompt_tokens"] + t["completion_tokens"]) / max(1, n), 1),

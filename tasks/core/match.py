@@ -345,6 +345,8 @@ class Match:
         self.status = status
         duration = None if self.started_at is None else round(t - self.started_at, 3)
         self.results = complete_results({**results, "status": status, "duration": duration})
+        if status == "invalid":  # strict LLM mode ended it: one mark every task's tables read (evaluation/tables.py)
+            self.results["invalid"] = True
         if self.usage:
             self.results["tokens"] = sum(u["prompt_tokens"] + u["completion_tokens"] for u in self.usage.values())
             self.results["llm_usage"] = {s: dict(u) for s, u in self.usage.items()}

@@ -197,9 +197,27 @@ class TaskSpec:
             raise ValueError(f"agent {name!r} cannot take seat {seat!r} of {self.name}; "
                              f"that seat takes {', '.join(self.brains_for(seat))}")
 
+    def wants_llm(self, name: str, options: Optional[dict] = None) -> bool:
+        """Whether agent `name` is given the LLM: an LLM agent (class attribute `uses_llm` or `needs_llm`), or a
+        symbolic one asked to read chat through it (brain option `reader`: "llm"). Symbolic agents never call a
+        model unless asked, so a table's "solver" is the solver alone."""
+        factory = self.brains.get(name)
+        return bool(getattr(factory, "uses_llm", False) or getattr(factory, "needs_llm", False)
+                    or (options or {}).get("reader") == "llm")
+
+    def llm_reader_seats(self, agents: dict, options: Optional[dict] = None) -> set:
+        """Seats whose symbolic agent reads through the LLM (brain option `reader`: "llm"), for the " (llm reader)"
+        label."""
+        if (options or {}).get("reader") != "llm":
+            return set()
+        return {s for s, a in agents.items() if not self.wants_llm(a)}
+
     def make_brain(self, name: str, seat: str, seed: int, llm=None, options: Optional[dict] = None) -> Brain:
+        """The one place brains are built (every runtime goes through `build_match`): the LLM only where
+        `wants_llm`."""
         self.check_brain(name, seat)
-        return self.brains[name](seat, seed, llm, options or {})
+        options = options or {}
+        return self.brains[name](seat, seed, llm if self.wants_llm(name, options) else None, options)
 
     def load_renderer(self) -> Optional[Callable[[dict], str]]:
         return _load_function(self.renderer)

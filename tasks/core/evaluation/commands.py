@@ -37,9 +37,10 @@ def play_one(spec: TaskSpec, seed: int, agents: dict, options: dict, llm, out_di
     rec = play_game(spec, seed, agents, options, llm=llm, log_path=os.path.join(out_dir, "game.jsonl"),
                     show=None if quiet else print, brain_options=brain_options)
     summary = summary_table(spec, [rec])
+    label = agent_label(spec, agents, [rec], brain_options)
     print()
-    print(format_table(["agents", *summary.keys()], [[agent_label(spec, agents, [rec]), *summary.values()]]))
-    uses = llm_use_table([(agent_label(spec, agents, [rec]), [rec])])
+    print(format_table(["agents", *summary.keys()], [[label, *summary.values()]]))
+    uses = llm_use_table([(label, [rec])])
     if uses:
         print("\nLLM acts per seat and use:\n" + uses)
     print(f"\nlog: {rec.log_path}")

@@ -14,6 +14,7 @@ from tasks.core import TaskSpec
 from tasks.core.discipline import audit_columns, audit_log
 
 from . import sweep
+from .baseline import baseline_label, play_baseline
 from .condition import Condition
 from .dry_run import dry_run
 from .play import GameRecord, play_game
@@ -46,7 +47,8 @@ def run_conditions(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir:
         return dry_run(spec, plans, args, llm, out_dir, brain_options)
     manifest, by_condition = sweep_conditions(spec, plans, args, llm, out_dir, brain_options, kind)
     if by_condition is not None:
-        print_tables(spec, manifest, by_condition, out_dir)
+        baseline = play_baseline(spec, plans, args, llm, out_dir, brain_options, kind, sweep_conditions)
+        print_tables(spec, manifest, by_condition, out_dir, baseline)
     return 0
 
 
@@ -110,9 +112,12 @@ def records_by_condition(plans, records: dict, games: int) -> list[list[GameReco
     return [[GameRecord(**records[(c, i)]) for i in range(games) if (c, i) in records] for c in range(len(plans))]
 
 
-def print_tables(spec: TaskSpec, manifest: dict, by_condition: list[list[GameRecord]], out_dir: str) -> str:
-    """The run's table (one row per condition or partner type), its CSVs and the LLM use table, from records."""
+def print_tables(spec: TaskSpec, manifest: dict, by_condition: list[list[GameRecord]], out_dir: str,
+                 baseline: Optional[list] = None) -> str:
+    """The run's table (one row per condition or partner type, then the LLM-free baseline rows: baseline.py), its
+    CSVs and the LLM use table, from records."""
     rows, by_label = [], []
+    brain_options = manifest.get("brain_options") or {}
     for cond, records in zip(manifest["conditions"], by_condition):
         sub = os.path.join(out_dir, cond_sub(manifest, cond))
         agents = cond["agents"]
@@ -120,7 +125,7 @@ def print_tables(spec: TaskSpec, manifest: dict, by_condition: list[list[GameRec
         if manifest.get("kind") == "population" and not any(k.startswith("completed") for k in summary):
             done = sum(1 for r in records if r.results.get("status") == "completed")
             summary["completed %"] = round(100 * done / max(1, len(records)), 1)
-        label = agent_label(spec, agents, records)
+        label = agent_label(spec, agents, records, brain_options)
         columns = dict(cond.get("columns") or [])
         if manifest.get("kind") == "population":
             summary.update(_discipline(spec, records))
@@ -129,6 +134,10 @@ def print_tables(spec: TaskSpec, manifest: dict, by_condition: list[list[GameRec
             rows.append({"agents": label, **columns, **summary})
         by_label.append((label + cond.get("suffix", ""), records))
         write_csvs(spec, records, summary, agents, sub)
+    for n, records in baseline or []:
+        cond = manifest["conditions"][n]
+        rows.append({"agents": baseline_label(cond["agents"], spec.seats), **dict(cond.get("columns") or []),
+                     **summary_table(spec, records)})
     name = "population.csv" if manifest.get("kind") == "population" else "conditions.csv"
     path = print_rows(rows, by_label, os.path.join(out_dir, name))
     what = "partner type" if manifest.get("kind") == "population" else "condition"

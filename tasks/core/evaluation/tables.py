@@ -14,18 +14,35 @@ from tasks.core import llm_acts as llm_figures
 from .play import GameRecord
 
 
+def is_invalid(results: dict) -> bool:
+    """A game strict LLM mode ended as invalid (`results["invalid"]`, set by the match; older logs: the status)."""
+    return bool(results.get("invalid")) or results.get("status") == "invalid"
+
+
 def summary_table(spec: TaskSpec, records: list[GameRecord]) -> dict:
+    """The task's summary columns over the valid games (an invalid game is in no mean), the LLM columns over every
+    game, and with LLM seats or invalid games an `invalid` column counting the games left out."""
     results = [r.results for r in records]
+    played = [r for r in results if not is_invalid(r)]
     if spec.summarize:
-        return spec.summarize(results)
-    done = [r for r in results if r.get("status") == "completed"]
-    return {"games": len(results), "completed %": round(100 * len(done) / max(1, len(results)), 1),
-            **llm_figures.llm_columns(results)}
+        summary = dict(spec.summarize(played))
+    else:
+        done = [r for r in played if r.get("status") == "completed"]
+        summary = {"games": len(played), "completed %": round(100 * len(done) / max(1, len(played)), 1)}
+    llm = llm_figures.llm_columns(results)  # acts of invalid games count too
+    summary = {k: v for k, v in summary.items() if k not in llm}
+    invalid = len(results) - len(played)
+    if invalid or llm:
+        summary["invalid"] = invalid
+    return {**summary, **llm}
 
 
-def agent_label(spec: TaskSpec, agents: dict, records: list[GameRecord]) -> str:
-    """`a,b` (one agent per seat), with `+fallback` after an agent whose LLM acts fell back in any game."""
-    return llm_figures.agent_label(agents, spec.seats, [r.results for r in records])
+def agent_label(spec: TaskSpec, agents: dict, records: list[GameRecord], brain_options: Optional[dict] = None) -> str:
+    """`a,b` (one agent per seat), with `+fallback` after an agent whose LLM acts fell back in any game and
+    " (llm reader)" after a symbolic agent that reads chat through the LLM (brain option `reader`: "llm")."""
+    reader = spec.llm_reader_seats(agents, brain_options or {})
+    named = {s: f"{a} (llm reader)" if s in reader else a for s, a in agents.items()}
+    return llm_figures.agent_label(named, spec.seats, [r.results for r in records])
 
 
 def llm_use_table(rows: list[tuple[str, list[GameRecord]]]) -> Optional[str]:

@@ -46,7 +46,8 @@ class AgentBrain(GnomeBrain):
     """
 
     name = "aismcts"
-    uses_llm = True  # the flag classifier and the answers, when an LLM is configured
+    # A symbolic agent: the LLM (flag classifier, answers) only with brain option reader=llm (TaskSpec.wants_llm)
+    uses_llm = False
     PAPER = {"iterations": 100, "rollout_depth": 100000, "epsilon": 1.0, "tie_tolerance": 0.0}
 
     def __init__(self, seat, seed=0, llm=None, options=None):

@@ -54,7 +54,9 @@ COSTED = ("propose", "agree", "reject", "undo")
 
 class SolverBrain(SolverReplies, Brain):
     name = "solver"
-    uses_llm = True  # its text reader, when an LLM is configured (option llm_reader)
+    # A symbolic agent: it gets the LLM only with brain option reader=llm (TaskSpec.wants_llm), and then reads
+    # chat through it as option llm_reader says.
+    uses_llm = False
 
     def __init__(self, seat: str, seed: int = 0, llm=None, options: Optional[dict] = None):
         super().__init__(seat, seed, llm, options)
