@@ -25,7 +25,7 @@ def play_at_terminal(spec: TaskSpec, seat: str, seed: int, agents: dict, options
         raise SystemExit(f"unknown seat {seat!r}; seats: {', '.join(spec.seats)}")
     print(f"You play seat '{seat}' of {spec.title}. Type chat, or commands like /help.")
     rec = play_game(spec, seed, agents, options, person_seats=(seat,), llm=llm,
-                    log_path=os.path.join(out_dir, "game.jsonl"), show=print, brain_options=brain_options)
+                    log_path=os.path.join(out_dir, "game.jsonl"), show=print, brain_options=brain_options, live=True)
     print(f"log: {rec.log_path}")
     return 0
 

@@ -17,6 +17,7 @@ from tasks.core import (
 from tasks.core import llm_acts as llm_figures
 
 from .eventlog import JsonlRoomLog
+from .terminal import QUIT_WORDS, LiveTerminal
 from .transcript import Transcript
 
 # No join or inactivity timers locally: nobody is paid, and a person at a terminal may think as long as they like.
@@ -32,9 +33,6 @@ class GameRecord:
     log_path: Optional[str] = None
     usage: dict = field(default_factory=dict)
     llm_acts: list = field(default_factory=list)  # every LLM act of the game (the logged `llm_act` rows)
-
-
-QUIT_WORDS = ("/quit", "/exit")  # the terminal's own: they never reach the game
 
 
 def seat_names(spec: TaskSpec) -> dict[str, str]:
@@ -55,9 +53,12 @@ def play_game(
     index: int = 0,
     instance: Optional[dict] = None,
     brain_options: Optional[dict] = None,
+    live: bool = False,
 ) -> GameRecord:
     """Play one game to the end and return its record. `show` receives transcript lines (None = silent).
-    `instance`: play this logged instance instead of generating one from the seed."""
+    `instance`: play this logged instance instead of generating one from the seed. `live` (a person at a real
+    terminal): agents act in threads while the person's lines are read and answered (terminal.py); otherwise each
+    agent acts before the next line is asked for, so a scripted `ask` sees the same game every time."""
     options = {"index": index, **(options or {})}
     names = seat_names(spec)
     seats = {s: SeatInfo("person", names[s]) if s in person_seats else SeatInfo("agent", names[s], agents[s])
@@ -75,15 +76,19 @@ def play_game(
                 log.write(e.event, e.data, receiver_id=e.to, t=clock())
             transcript.show(e)
 
+    live = live and bool(person_seats)
     try:
-        for batch in driver.open():
+        for batch in driver.open(act=not live):
             deliver(batch)
         for seat in person_seats:
-            for batch in driver.feed(Join(seat, t=clock())):
+            for batch in driver.feed(Join(seat, t=clock()), act=not live):
                 deliver(batch)
         if person_seats:
             transcript.line("(type /help for the commands, /quit to leave)")
-        while not match.over:
+        if live:
+            LiveTerminal(driver, person_seats[0], names, ask, deliver, transcript.line,
+                         lambda line: _parse_line(person_seats[0], line, clock(), spec.seats)).run()
+        while not match.over and not live:
             if not person_seats:
                 # Brains went quiet without finishing: the game cannot progress any more.
                 for batch in driver.feed(Abort("stalled", "The agents stopped without finishing the game.", clock())):
