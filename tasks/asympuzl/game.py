@@ -10,7 +10,9 @@ the feedback its mode allows. Success: both hypotheses equal the truth.
 Options (recorded in every log's game_start): size (N, default 5), distractors (0), shapes / colours (vocabulary
 sizes), feedback (none | own | own-detailed | joint | both | both-detailed; default both), noise (rate of inserted
 characters per character of a message, seeded; default 0), history (messages an LLM agent sees, default 1),
-turn_limit (rounds, default 2N).
+turn_limit (rounds, default 2N), instances (a set file: the game with seed s plays its puzzle s; instances.py),
+single_agent (the paper's full-information control: seat a alone sees both views and fills its row; seat b never
+gets a turn; every move of a is a round; default off).
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from typing import Optional
 
 from tasks.core import Context, Game, RuleError
 
-from . import generator
+from . import generator, instances
 from .generator import FEEDBACK_MODES, HEX
 from .channel import add_noise
 from .parse import parse_replace
@@ -53,6 +55,8 @@ class AsymPuzlGame(Game):
             raise ValueError("noise is a rate between 0 and 1")
         self.history = int(o.get("history", 1))
         self.limit = int(o.get("turn_limit") or 2 * self.size)
+        self.single = str(o.get("single_agent", False)).strip().lower() in ("1", "true", "yes", "on")
+        self.per_round = 1 if self.single else 2  # moves per round: A then B, or A alone in the control
         self.truth = [tuple(p) for p in inst["truth"]]
         self.hyp = {"a": [[c[0], None] for c in inst["a_clues"]],
                     "b": [list(p) for p in inst["b_clues"][:self.size]]}
@@ -68,6 +72,8 @@ class AsymPuzlGame(Game):
     # --- set-up -------------------------------------------------------------------------------------------------
     @classmethod
     def generate(cls, seed: int, options: dict) -> dict:
+        if options.get("instances"):  # an evaluation set file: the game with seed s plays its puzzle s
+            return instances.pick(str(options["instances"]), seed, options.get("size"))
         return generator.generate(seed, size=int(options.get("size", 5)),
                                   distractors=int(options.get("distractors", 0)),
                                   shapes=options.get("shapes"), colours=options.get("colours"))
@@ -83,6 +89,11 @@ class AsymPuzlGame(Game):
         return [[list(c) for c in self.clues(seat)]]
 
     def clue_text(self, seat: str) -> str:
+        if self.single and seat == "a":  # the control: one agent sees both views
+            return f"{self._clue_text('a')} {self._clue_text('b')}"
+        return self._clue_text(seat)
+
+    def _clue_text(self, seat: str) -> str:
         if seat == "a":
             return " ".join(f"Position {i + 1}: the {' or the '.join(c)}." for i, c in enumerate(self.inst["a_clues"]))
         # B's pairs come in a random order: numbering them would read as positions
@@ -90,6 +101,13 @@ class AsymPuzlGame(Game):
 
     def start(self, ctx: Context) -> None:
         n = self.size
+        if self.single:
+            ctx.say(f"AsymPuzl, single-agent control: Player A sees both views (the shape at each of the {n} "
+                    f"positions and every shape's colour) and fills the answer row alone with /replace, ending each "
+                    f"turn with /done. {self.limit} turns.")
+            ctx.say(f"Your clues: {self.clue_text('a')}", to="a")
+            ctx.say("It is your turn.", to="a")
+            return
         ctx.say(f"Welcome to AsymPuzl! Together you must work out a hidden row of {n} positions, each a shape in a "
                 f"colour. Player A knows which shape is at each position; Player B knows which colour each shape has "
                 f"(in a random order). Each of you keeps your own answer row (it starts as your clues) and only you "
@@ -102,25 +120,32 @@ class AsymPuzlGame(Game):
 
     # --- views and results --------------------------------------------------------------------------------------
     def round(self) -> int:
-        return self.moves // 2 + 1
+        return self.moves // self.per_round + 1
 
     def wrong(self, seat: str) -> list[int]:
         return [i + 1 for i, (h, t) in enumerate(zip(self.hyp[seat], self.truth)) if tuple(h) != t]
 
+    def solved(self) -> bool:
+        return not self.wrong("a") and (self.single or not self.wrong("b"))
+
     def view(self, seat: str) -> dict:
         clue_key = "clue_shapes" if seat == "a" else "clue_pairs"
         f = self._final
+        both_views = {"clue_pairs": [list(c) for c in self.inst["b_clues"]], "single_agent": True} \
+            if self.single and seat == "a" else {}
         return {
             "role": seat.upper(), "size": self.size, "shapes": list(self.inst["shapes"]),
             "colours": list(self.inst["colours"]), "palette": {c: HEX[c] for c in self.inst["colours"]},
             clue_key: [list(c) for c in self.clues(seat)], "clue_text": self.clue_text(seat),
             "hypothesis": [list(h) for h in self.hyp[seat]],
             "feedback_mode": self.mode, "feedback": dict(self.feedback[seat]),
-            "turn": "me" if f is None and self.current == seat else ("partner" if f is None else None),
+            "turn": None if f is not None or (self.single and seat == "b") else
+            ("me" if self.current == seat else "partner"),
             "round": min(self.round(), self.limit), "turn_limit": self.limit, "moves": self.moves,
             "noise": self.noise, "distractors": self.inst["distractors"], "history": self.history,
             "result": None if f is None else {"success": f["success"], "truth": [list(t) for t in self.truth],
                                               "rounds": f["rounds"]},
+            **both_views,
         }
 
     def results(self) -> dict:
@@ -132,7 +157,8 @@ class AsymPuzlGame(Game):
             "success": f["success"], "score": int(f["success"]), "normalized_score": f["correct"],
             "turns": f["rounds"], "moves": self.moves, "turns_to_success": self.solved_at,
             "solved_by_round": list(self.solved_by_round), "size": self.size, "turn_limit": self.limit,
-            "feedback": self.mode, "noise": self.noise, "distractors": self.inst["distractors"],
+            "feedback": self.mode, "noise": self.noise, "single_agent": self.single,
+            "preset": str(self.options.get("preset") or "ours"), "distractors": self.inst["distractors"],
             "vocabulary": {"shapes": len(self.inst["shapes"]), "colours": len(self.inst["colours"])},
             "history": self.history, "messages": msgs, "message_words": sum(x["words"] for x in c.values()),
             "message_chars": sum(x["chars"] for x in c.values()),
@@ -143,9 +169,10 @@ class AsymPuzlGame(Game):
         }
 
     def _outcome(self) -> dict:
-        ok = sum(tuple(h) == t for s in self.seats for h, t in zip(self.hyp[s], self.truth))
-        success = not self.wrong("a") and not self.wrong("b")
-        return {"success": success, "correct": round(ok / (2 * self.size), 4),
+        seats = ("a",) if self.single else self.seats
+        ok = sum(tuple(h) == t for s in seats for h, t in zip(self.hyp[s], self.truth))
+        success = self.solved()
+        return {"success": success, "correct": round(ok / (len(seats) * self.size), 4),
                 "rounds": self.solved_at if success else min(self.round(), self.limit)}
 
     # --- rules --------------------------------------------------------------------------------------------------
@@ -175,6 +202,8 @@ class AsymPuzlGame(Game):
     def chat_audience(self, seat: str, to):
         if self.current != seat or self._final is not None:
             raise RuleError("It is your partner's turn; your message was not sent. Please wait for theirs.")
+        if self.single:
+            return ()  # the control has no partner: a line stays with its writer and ends the turn
         if to is not None and tuple(to) != (self.partner(seat),):
             raise RuleError("In this game every message goes to your partner.")
         # On a noisy channel the line is the speaker's alone; the partner gets a damaged copy (on_chat).
@@ -185,42 +214,42 @@ class AsymPuzlGame(Game):
         c["messages"] += 1
         c["words"] += len(text.split())
         c["chars"] += len(text)
-        if self.noise > 0:  # the partner gets the damaged copy from the game master (the speaker sees only theirs)
+        if self.noise > 0 and not self.single:  # the partner gets the damaged copy from the game master (the speaker sees only theirs)
             rng = random.Random(f"asympuzl-noise:{self.seed}:{self.moves}")
             ctx.say(f"{NOISY_PREFIX}{NAMES[seat]}: {add_noise(text, self.noise, rng)}", to=self.partner(seat))
         self._end_move(ctx, seat)
 
     def _end_move(self, ctx: Context, seat: str) -> None:
         self.moves += 1
-        self.current = self.partner(seat)
-        both = not self.wrong("a") and not self.wrong("b")
-        if self.moves % 2 == 0 or both:
-            r = (self.moves + 1) // 2
+        self.current = seat if self.single else self.partner(seat)
+        both = self.solved()
+        r = -(-self.moves // self.per_round)  # the round this move belongs to
+        if self.moves % self.per_round == 0 or both:
             while len(self.solved_by_round) < r:
                 self.solved_by_round.append(both)
         self._give_feedback(ctx)
         if both:
-            self.solved_at = (self.moves + 1) // 2
+            self.solved_at = r
             self._finish(ctx)
-        elif self.moves >= 2 * self.limit:
+        elif self.moves >= self.per_round * self.limit:
             self._finish(ctx)
         else:
             ctx.say("It is your turn.", to=self.current)
 
     def _give_feedback(self, ctx: Context) -> None:
-        for s in self.seats:
+        for s in ("a",) if self.single else self.seats:
             own, other = self.wrong(s), self.wrong(self.partner(s))
             fb: dict = {}
             if self.mode in ("own", "own-detailed", "both", "both-detailed"):
                 fb["own_solved"] = not own
             if self.mode in ("own-detailed", "both-detailed"):
                 fb["own_wrong"] = own
-            if self.mode in ("both", "both-detailed"):
+            if self.mode in ("both", "both-detailed") and not self.single:
                 fb["partner_solved"] = not other
-            if self.mode == "both-detailed":
+            if self.mode == "both-detailed" and not self.single:
                 fb["partner_wrong"] = other
             if self.mode == "joint":
-                fb["all_solved"] = not own and not other
+                fb["all_solved"] = not own and (self.single or not other)
             self.feedback[s] = fb
             if fb and s == self.current:
                 ctx.say("Feedback: " + feedback_text(fb), to=s)
@@ -230,7 +259,8 @@ class AsymPuzlGame(Game):
         f = self._final
         ctx.log("outcome", success=f["success"], rounds=f["rounds"], correct=f["correct"])
         if f["success"]:
-            ctx.say(f"Solved! Both answer rows are right, after {f['rounds']} round(s).")
+            rows = "The answer row is" if self.single else "Both answer rows are"
+            ctx.say(f"Solved! {rows} right, after {f['rounds']} round(s).")
         else:
             ctx.say(f"The {self.limit} rounds are over; the puzzle was not solved ({f['correct']:.0%} of the "
                     "positions right over both rows).")

@@ -1,6 +1,7 @@
-"""Summary of AsymPuzl games (the paper's tables): success with a Wilson 95% interval, success by round k
-(cumulative), rounds to success, actions per position (over-correction), messages, words, tokens and the share of
-LLM output tokens that went into messages (message characters / 4 against completion tokens)."""
+"""Summary of AsymPuzl games (the paper's tables): the preset that produced them ("ours" or "paper"), success with
+a Wilson 95% interval, success by round k (cumulative), rounds to success, actions per position (over-correction),
+messages, words, tokens and the share of LLM output tokens that went into messages (message characters / 4 against
+completion tokens; tokens.py counts every turn with one common tokenizer)."""
 from __future__ import annotations
 
 import math
@@ -39,7 +40,8 @@ def summarize(results: list[dict]) -> dict:
     completion = sum(s.get("completion_tokens", 0) for r in results for s in (r.get("llm") or {}).values())
     msg_tokens = sum(r.get("message_chars", 0) for r in results) / 4
     out = {
-        "games": n, "success %": round(100 * k / n, 1), "95% CI": f"{100 * lo:.1f}-{100 * hi:.1f}",
+        "games": n, "preset": "/".join(sorted({str(r.get("preset") or "ours") for r in results})),
+        "success %": round(100 * k / n, 1), "95% CI": f"{100 * lo:.1f}-{100 * hi:.1f}",
         "success@1 %": round(100 * success_by(results, 1), 1), "success@2 %": round(100 * success_by(results, 2), 1),
         "rounds (solved)": _mean(r.get("turns_to_success") for r in solved),
         "max rounds (solved)": max((r.get("turns_to_success") or 0) for r in solved) if solved else None,

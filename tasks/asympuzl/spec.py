@@ -5,6 +5,7 @@ from . import metrics
 from .brains import BRAINS, PEOPLE
 from .game import AsymPuzlGame
 from .generator import FEEDBACK_MODES
+from .paper import PRESETS, REPRODUCTION
 
 
 def int_list(text: str):
@@ -39,14 +40,18 @@ SPEC = TaskSpec(
     per_game_columns=("success", "turns_to_success", "moves", "messages", "message_words", "actions_per_position"),
     roles={"a": "Player A: positions and shapes (moves first)", "b": "Player B: shape-colour pairs, random order"},
     grid={"size": (3, 5, 10, 20), "feedback": FEEDBACK_MODES},
-    condition_keys=("size", "feedback", "distractors", "noise"),
+    condition_keys=("size", "feedback", "distractors", "noise", "single_agent"),
     cli_options=(
         CliOption("--size", "size", int_list, "positions N (comma list: one condition each)"),
         CliOption("--feedback", "feedback", mode_list, "feedback mode(s): " + ", ".join(FEEDBACK_MODES)),
         CliOption("--distractors", "distractors", int_list, "distractor shapes in each seat's clues"),
         CliOption("--noise", "noise", float_list, "noisy channel: inserted characters per character (e.g. 0.05)"),
         CliOption("--history", "history", int, "messages of each side an LLM agent sees (paper: 1)"),
+        CliOption("--instances", "instances", str, "an evaluation set file (JSON lines): seed s plays its puzzle s"),
     ),
+    presets=PRESETS,
+    reproduction=REPRODUCTION,
+    evaluator="tasks.asympuzl.evaluate:evaluate",  # --preset paper: the set's counts, the control row, tokens/turn
     renderer="tasks.asympuzl.render:render_view",
     layout="asympuzl.json",
     state_element="asympuzl-state",

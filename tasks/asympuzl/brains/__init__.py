@@ -1,9 +1,10 @@
 """AsymPuzl agents: share-all (default), incremental, noisy-reader (no LLM), the paper's prompted `llm`, and
-scripted people for `--population` (people.py)."""
+scripted people for `--population` (people.py); `absent`, the empty seat of the single-agent control."""
 from .people import PEOPLE
-from .symbolic import IncrementalBrain, NoisyReaderBrain, PuzzleBrain
+from .symbolic import AbsentBrain, IncrementalBrain, NoisyReaderBrain, PuzzleBrain
 
-BRAINS = {"share-all": PuzzleBrain, "incremental": IncrementalBrain, "noisy-reader": NoisyReaderBrain, **PEOPLE}
+BRAINS = {"share-all": PuzzleBrain, "incremental": IncrementalBrain, "noisy-reader": NoisyReaderBrain,
+          "absent": AbsentBrain, **PEOPLE}
 try:
     from .llm_brain import LLMBrain
     BRAINS["llm"] = LLMBrain

@@ -1,32 +1,32 @@
-"""The paper's prompted agent ("llm"): any OpenAI-compatible model. Each turn's prompt holds the instructions, the
-seat's clues (re-injected every turn, read-only), its current working hypothesis, the recent conversation (`history`
-messages of each side; the paper used 1), the feedback of the previous turn and the answer format
-{"message": ..., "actions": [{"replace": p, "by": {"shape": s, "color": c}}]}. The answer comes as a structured
-JSON object (the schema below); an action naming an unknown position, shape or colour goes back to the model once
-with the error. An LLM that fails falls back visibly to the share-all policy (`llm_fallback`)."""
+"""The prompted agent ("llm"): any OpenAI-compatible model. Each turn's prompt holds the paper's parts (prompts.py):
+instructions, the seat's clues (re-injected every turn, read-only), its current working hypothesis, the recent
+conversation (`history` messages of each side; the paper used 1), the feedback of the previous turn and the answer
+format {"message": ..., "actions": [{"replace": p, "by": {"shape": s, "color": c}}]}.
+
+Brain options:
+- `answer`: "json" (ours, default): a structured JSON answer; an action naming an unknown position, shape or colour
+  goes back to the model once with the error, then the act fails. "paper" (preset paper): free text that reasons
+  first and ends with the JSON object, read from the last JSON object of the text; no repair round.
+- `invalid_answer`: "fallback" (default): a failed act is played by the share-all policy, visibly (`llm_fallback`),
+  or fails the game under `strict_llm`. "pass" (preset paper): what the answer held that the rules take is applied
+  and the rest is dropped (an answer without a JSON object passes the turn); the act counts as invalid, nothing
+  plays in the model's place. The paper does not say what its harness did with such answers; this is our reading.
+- `sampling` (tasks/core/presets.py): the "turn" use's temperature, max_tokens, deadline... for every call.
+A message equal to a placeholder of the answer format ("what you tell your partner") is not sent (noted).
+Every turn logs its tokens counted with one common tokenizer for all models (`turn_tokens` notes, tokens.py).
+"""
 from __future__ import annotations
 
+import json
 from typing import Optional
 
 from tasks.core import ChatShown, Message
 
-from ..game import NOISY_PREFIX, feedback_text
+from .. import tokens
+from ..game import NOISY_PREFIX
 from ..parse import parse_replace
+from .prompts import ANSWER_FORMATS, is_placeholder, system_prompt, user_prompt
 from .symbolic import PuzzleBrain
-
-INSTRUCTIONS = (
-    "You are {me} in a two-player cooperative puzzle. There is a hidden row of {n} positions; each position holds "
-    "one shape in one colour. Player A knows the correct shape at each position but no colours. Player B knows the "
-    "correct shape-colour pairs but not their positions (its clues list them in a random order){extra}. Each player "
-    "keeps a working hypothesis of the whole row, which starts as a copy of its own clues; only you can change "
-    "yours, with actions. Your partner receives only your message, never your actions or hypothesis. You both "
-    "succeed when both hypotheses equal the hidden row. Turns alternate, A first; the game ends after {limit} "
-    "rounds.\n"
-    "Shapes: {shapes}.\nColours: {colours}.\n"
-    "Answer with a JSON object: {{\"message\": \"what you tell your partner\", \"actions\": [{{\"replace\": "
-    "<position>, \"by\": {{\"shape\": <shape>, \"color\": <colour>}}}}, ...]}}. Actions edit your own hypothesis; "
-    "use an empty list when nothing should change.")
-DISTRACTORS = "; some clues hold distractor shapes or colours that are not in the hidden row"
 
 SCHEMA = {
     "title": "asympuzl_turn", "type": "object", "additionalProperties": False,
@@ -44,6 +44,27 @@ SCHEMA = {
 }
 
 
+def last_json_object(text: str) -> dict:
+    """The last top-level JSON object of a free-text answer that has "message" or "actions" (objects nested in
+    it, and braces in the reasoning before it, are passed over). ValueError when there is none."""
+    decoder, found, i = json.JSONDecoder(), None, 0
+    while True:
+        i = text.find("{", i)
+        if i < 0:
+            break
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except ValueError:
+            i += 1
+            continue
+        if isinstance(obj, dict) and ("message" in obj or "actions" in obj):
+            found = obj
+        i = end
+    if found is None:
+        raise ValueError('the answer does not end with a JSON object holding "message" and "actions"')
+    return found
+
+
 class LLMBrain(PuzzleBrain):
     name = "llm"
     needs_llm = True
@@ -52,6 +73,10 @@ class LLMBrain(PuzzleBrain):
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
         self.said: list[tuple[str, str]] = []  # (who, text) in order
+        self.answer = str(self.options.get("answer", "json"))
+        if self.answer not in ANSWER_FORMATS:
+            raise ValueError(f"brain option answer must be one of {', '.join(ANSWER_FORMATS)}")
+        self.passes = str(self.options.get("invalid_answer", "fallback")) == "pass"
 
     def observe(self, effect) -> None:
         super().observe(effect)
@@ -68,20 +93,8 @@ class LLMBrain(PuzzleBrain):
 
     def prompt(self, error: Optional[str] = None) -> list[dict]:
         v = self.view
-        me = "Player A" if v["role"] == "A" else "Player B"
-        system = INSTRUCTIONS.format(me=me, n=v["size"], limit=v["turn_limit"], shapes=", ".join(v["shapes"]),
-                                     colours=", ".join(v["colours"]),
-                                     extra=DISTRACTORS if v.get("distractors") else "")
-        hyp = " ".join(f"Position {i + 1}: {s or '?'} {c or '(colour unknown)'}." for i, (s, c)
-                       in enumerate(v["hypothesis"]))
-        convo = "\n".join(self.history_lines()) or "(nothing yet)"
-        fb = feedback_text(v["feedback"]) if v.get("feedback") else "none"
-        user = (f"Your clues (read-only): {v['clue_text']}\n\nYour current working hypothesis: {hyp}\n\n"
-                f"Recent conversation:\n{convo}\n\nFeedback from the previous turn: {fb}\n\n"
-                f"Round {v['round']} of {v['turn_limit']}. It is your turn. Answer with the JSON object.")
-        if error:
-            user += f"\n\nYour previous answer was not valid: {error} Answer again."
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        return [{"role": "system", "content": system_prompt(v, self.answer)},
+                {"role": "user", "content": user_prompt(v, self.history_lines(), self.answer, error)}]
 
     def act(self):
         if not self.my_turn():
@@ -90,23 +103,62 @@ class LLMBrain(PuzzleBrain):
         return self.llm_or_symbolic("turn", self._ask, lambda: self.decide(asks, heard))
 
     def _ask(self, act) -> list:
-        v, error = self.view, None
+        if self.answer == "paper":
+            messages = self.prompt()
+            text = self.llm.chat(messages, usage=act, **self.sampling("turn"))
+            return self._moves(act, messages, text, repairable=False)
+        error = None
         for _ in range(2):
-            out = self.llm.chat_json(self.prompt(error), SCHEMA, usage=act)
+            messages = self.prompt(error)
+            out = self.llm.chat_json(messages, SCHEMA, usage=act, **self.sampling("turn"))
             try:
-                moves = []
-                for a in out.get("actions") or []:
-                    by = a.get("by") or {}
-                    p, s, c = parse_replace([str(a.get("replace")), str(by.get("shape")), str(by.get("color"))],
-                                            v["shapes"], v["colours"], v["size"])
-                    moves.append(self.command("replace", str(p), s, c, first=not moves))
+                return self._moves(act, messages, out, repairable=True)
             except ValueError as exc:
                 error = str(exc)
-                continue
-            text = str(out.get("message") or "").strip()
-            moves.append(self.say(text, first=not moves) if text else self.command("done", first=not moves))
-            return moves
         raise ValueError(f"invalid actions after a repair round: {error}")
 
+    def _moves(self, act, messages: list[dict], answer, repairable: bool) -> list:
+        """The moves of one answer (a dict, or the paper format's text). An invalid action raises ValueError when
+        the answer may be repaired or falls back (`invalid_answer` "fallback"); with "pass" it is dropped."""
+        text = answer if isinstance(answer, str) else json.dumps(answer)
+        problems: list[str] = []
+        try:
+            out = last_json_object(answer) if isinstance(answer, str) else answer
+        except ValueError as exc:
+            out = {}
+            problems.append(str(exc))
+        moves = []
+        for a in out.get("actions") or []:
+            try:
+                moves.append(self._replace(a, first=not moves))
+            except ValueError as exc:
+                problems.append(str(exc))
+        message = str(out.get("message") or "").strip()
+        self._count(messages, text, message)
+        if problems and (repairable or not self.passes):
+            raise ValueError(problems[0])
+        if problems:  # "pass": the rest of the answer is applied, the act counts as invalid
+            act.valid, act.error = False, problems[0][:300]
+            self.note("llm_invalid_answer", error=problems[0][:300], applied=len(moves))
+        if message and is_placeholder(message):
+            self.note("placeholder_not_sent", message=message[:80])
+            message = ""
+        moves.append(self.say(message, first=not moves) if message else self.command("done", first=not moves))
+        return moves
 
-__all__ = ["LLMBrain", "SCHEMA", "INSTRUCTIONS"]
+    def _replace(self, action, first: bool):
+        if not isinstance(action, dict):
+            raise ValueError(f"an action must be an object like {{\"replace\": 1, \"by\": {{...}}}}, not {action!r}")
+        v, by = self.view, action.get("by") if isinstance(action.get("by"), dict) else {}
+        p, s, c = parse_replace([str(action.get("replace")), str(by.get("shape")), str(by.get("color"))],
+                                v["shapes"], v["colours"], v["size"])
+        return self.command("replace", str(p), s, c, first=first)
+
+    def _count(self, messages: list[dict], text: str, message: str) -> None:
+        """This turn's tokens with the common tokenizer: the prompt, the whole answer and its message."""
+        self.note("turn_tokens", round=self.view["round"], tokenizer=tokens.TOKENIZER,
+                  prompt=sum(tokens.count(m["content"]) for m in messages), output=tokens.count(text),
+                  message=tokens.count(message))
+
+
+__all__ = ["LLMBrain", "SCHEMA", "last_json_object"]

@@ -218,12 +218,34 @@ class PuzzleBrain(Brain):
         return ("Which shape is at position " + ", ".join(map(str, ps)) + "?") if ps else None
 
     def compose(self, asks: list[Fact], heard: list[Fact]) -> Optional[str]:
+        if self.view.get("single_agent"):
+            return None  # the full-information control: nobody to talk to
         said = self.answers(asks)
         if "all" not in self.told:
             self.told.add("all")
             return " ".join([*said, self.all_clues()])
         q = self.question()
         return " ".join([*said, *([q] if q else [])]) or None
+
+
+class AbsentBrain(Brain):
+    """Nobody: the empty seat b of the single-agent control (option single_agent), where it never gets a turn. In
+    a two-player game it ends every turn it gets with /done."""
+    name = "absent"
+
+    def __init__(self, seat, seed=0, llm=None, options=None):
+        super().__init__(seat, seed, llm, options)
+        self.turn = False
+
+    def observe(self, effect) -> None:
+        if isinstance(effect, View) and effect.seat == self.seat and "size" in effect.data:
+            self.turn = effect.data.get("turn") == "me" and not effect.data.get("result")
+
+    def act(self):
+        if not self.turn:
+            return []
+        self.turn = False
+        return [self.command("done")]
 
 
 class IncrementalBrain(PuzzleBrain):
