@@ -1,9 +1,10 @@
 """DialOp ASSIGNMENT as a task of the bot suite."""
 from tasks.core import Benchmark, TaskSpec
-from tasks.dialop.options import TURNS, released_options
+from tasks.dialop.options import TURNS, paper_preset, released_options, self_play_reproduction
 
 from . import metrics
 from .brains import BRAINS
+from .brains.paper import RELEASE_FILES
 from .game import AssignmentGame
 
 SPEC = TaskSpec(
@@ -16,6 +17,9 @@ SPEC = TaskSpec(
     # The paper's LLM self-play (alternating turns): normalised reward.
     benchmark=(Benchmark("llm pair, alternating turns", ("llm", "llm"), (("turns", "alternate"),), "reward",
                          "fraction"),),
+    presets={"paper": paper_preset(RELEASE_FILES)},
+    # The paper's LLM self-play (preset paper; `./run_bot.sh reproduce assignment`): generated instances.
+    reproduction=self_play_reproduction(("llm", "llm"), "mean normalised reward 0.921 (the paper: about 90%)"),
     summarize=metrics.summarize,
     per_game_columns=("score", "best", "normalized_score", "proposals", "words", "turns"),
     roles={"player1": "area chair 1 (moves first when turns alternate)", "player2": "area chair 2"},

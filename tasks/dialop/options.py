@@ -1,8 +1,15 @@
-"""The command-line options every DialOp task has for its released games (prompted self-play, the released
-instances, the data path): written once, each task names its own file in the release."""
+"""What every DialOp task declares alike, written once: the command-line options for its released games (prompted
+self-play, the released instances, the data path; each task names its own file in the release) and its `paper`
+preset (each task names the release's prompt files and any rule of its own)."""
 from __future__ import annotations
 
+from typing import Optional
+
 from tasks.core import CliOption
+from tasks.core.presets import Preset
+from tasks.core.reproduction import ReproCondition, Reproduction
+
+from .paper_agent import RELEASE
 
 TURNS = CliOption("--turns", "turns", str, "free chat (people) or strict alternation (agents)", ("free", "alternate"))
 
@@ -15,4 +22,41 @@ def released_options(jsonl: str) -> tuple[CliOption, ...]:
         CliOption("--human-instances", "human_instances", str, "play the released instances (path to data.zip or "
                   f"{jsonl}; 'default' = ../shared/data/dialop/data.zip)"),
         CliOption("--data", "data", str, f"path of the released data (data.zip or {jsonl}) for --psp"),
+    )
+
+
+# The paper's sampling for its LLM players (players.py): text-davinci-003 at temperature 0.1, top_p 0.95, at most 128
+# answer tokens (the brain lowers it to what the 4096-token window leaves); stop words are the brain's, per role.
+PAPER_SAMPLING = {"turn": {"temperature": 0.1, "top_p": 0.95, "max_tokens": 128}}
+
+
+def paper_preset(release_files: tuple[str, ...], options: Optional[dict] = None, describe: str = "") -> Preset:
+    """A DialOp task's `paper` preset: the paper's LLM agent (tasks/dialop/paper_agent.py) for every `llm` seat,
+    reading `release_files` from --paper-prompts; its sampling; strictly alternating turns (the release's text games
+    took turns) unless `options` say otherwise; at most 15 lines a seat (the release stopped a game after 30 model
+    lines, 45 in Mediation: 15 a seat); an act without a protocol line ends the game invalid (the release re-ran
+    such games), never a fallback."""
+    options = {"turns": "alternate", **(options or {})}
+    return Preset(
+        "paper",
+        describe or "the DialOp paper's LLM agents: the release's few-shot prompts, one [message]/[propose]/[accept]/"
+                    "[reject] line a turn, temperature 0.1, top_p 0.95, max_tokens min(4096 - prompt, 128), "
+                    "3 samples a turn" + "".join(f"; {k} {v}" for k, v in options.items()),
+        options=options,
+        brain_options={"protocol": "paper", "sampling": PAPER_SAMPLING, "strict_llm": True, "max_steps": 15},
+        release_files=tuple(release_files),
+        release=RELEASE,
+    )
+
+
+def self_play_reproduction(agents: tuple[str, ...], humans: str) -> Reproduction:
+    """A DialOp task's `reproduction`: the paper's LLM self-play row, played on generated instances with preset
+    `paper`. `humans`: the humans' figure on the released instances, for the table's note."""
+    return Reproduction(
+        conditions=(ReproCondition("LLM self-play", tuple(agents)),),
+        columns=("reward", "completed %", "proposals", "words"),
+        source="Lin et al. 2023 (DialOp), LLM self-play",
+        note=("The paper's LLM self-play figures are not transcribed in the project's reference file "
+              f"(../shared/reference/dialop.md), so its column stays empty; humans on the released instances: "
+              f"{humans}."),
     )

@@ -1,9 +1,10 @@
 """DialOp MEDIATION as a task of the bot suite."""
 from tasks.core import Benchmark, CliOption, TaskSpec
-from tasks.dialop.options import released_options
+from tasks.dialop.options import paper_preset, released_options, self_play_reproduction
 
 from . import metrics
 from .brains import BRAINS, PEOPLE, USER_BRAINS
+from .brains.paper import RELEASE_FILES
 from .game import MediationGame
 
 SPEC = TaskSpec(
@@ -17,6 +18,9 @@ SPEC = TaskSpec(
                          "fraction"),),
     seat_brains={"user1": USER_BRAINS, "user2": USER_BRAINS, "assistant": ("mediator", "llm")},
     population=(("user1", "user2"), tuple(PEOPLE)),  # scripted travellers in both user seats (brains/people.py)
+    presets={"paper": paper_preset(RELEASE_FILES, {"turns": "free", "rules": "original"})},
+    # The paper's LLM self-play (preset paper; `./run_bot.sh reproduce mediation`): generated instances.
+    reproduction=self_play_reproduction(("llm", "llm", "llm"), "mean normalised reward 0.970 (the paper: about 100%)"),
     summarize=metrics.summarize,
     per_game_columns=("score", "best", "worst", "normalized_score", "proposals", "words", "turns"),
     roles={"user1": "a traveller with a private calendar and flights (talks only with the assistant)",

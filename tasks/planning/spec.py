@@ -1,9 +1,10 @@
 """DialOp PLANNING as a task of the bot suite."""
 from tasks.core import Benchmark, CliOption, TaskSpec
-from tasks.dialop.options import TURNS, released_options
+from tasks.dialop.options import TURNS, paper_preset, released_options, self_play_reproduction
 
 from . import metrics
 from .brains import BRAINS, PEOPLE, USER_BRAINS
+from .brains.paper import RELEASE_FILES
 from .game import PlanningGame
 
 SPEC = TaskSpec(
@@ -17,6 +18,9 @@ SPEC = TaskSpec(
     benchmark=(Benchmark("llm assistant, simulated user", ("simuser", "llm"), (), "reward", "fraction"),),
     seat_brains={"user": USER_BRAINS, "assistant": ("planner", "llm")},
     population=("user", tuple(PEOPLE)),  # scripted travellers (brains/people.py); the agent plans for them
+    presets={"paper": paper_preset(RELEASE_FILES, {"rules": "original", "catalogue": "released"})},
+    # The paper's LLM self-play (preset paper; `./run_bot.sh reproduce planning`): generated instances.
+    reproduction=self_play_reproduction(("llm", "llm"), "mean normalised reward 0.886 (the paper: about 90%)"),
     summarize=metrics.summarize,
     per_game_columns=("score", "best", "worst", "normalized_score", "proposals", "searches", "words", "turns"),
     roles={"user": "the traveller, with private preferences (talks first)",

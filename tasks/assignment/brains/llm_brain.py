@@ -1,4 +1,5 @@
-"""The paper's prompted baseline ("llm"): any OpenAI-compatible model, prompted with the instructions, two worked
+"""Our prompted LLM agent ("llm"; the default, labelled ours: the paper's protocol is brains/paper.py under
+`--preset paper`): any OpenAI-compatible model, prompted with the instructions, two worked
 examples from the released human dialogues rendered in this game's text format (read at run time from the data
 path; the project bundles no data), the player's table, the history and the proposal format. One JSON act per turn
 ({"act": message|propose|accept|reject, "text", "proposal"}). An invalid move (a proposal that does not parse, or a

@@ -1,4 +1,5 @@
-"""The paper's prompted baseline ("llm") for any seat: any OpenAI-compatible model, prompted with the role's
+"""Our prompted LLM agent ("llm") for any seat (the default, labelled ours: the paper's protocol is brains/paper.py
+under `--preset paper`): any OpenAI-compatible model, prompted with the role's
 instructions, one worked example from the released human dialogues rendered from that role's side (read at run
 time from the data path; the project bundles no data), the seat's own information and the history. One JSON act
 per turn; the assistant chooses the recipient of each message ("to": user1, user2 or both) and proposes with

@@ -1,13 +1,16 @@
-"""The paper's prompted baseline ("llm", either seat): any OpenAI-compatible model, prompted ReAct-style as in the
-paper (private think steps, a search tool step for the assistant), with one worked example from the released
-dialogues rendered from the seat's side (read at run time from the data path; the project bundles no data).
+"""Our prompted LLM agent ("llm", either seat; the default, labelled ours: the paper's protocol is brains/paper.py,
+`--preset paper`): any OpenAI-compatible model, one JSON step per call, with private think steps and, for the
+assistant, a search step. The worked example is one released human dialogue from the seat's side (read at run time
+from the data path; the project bundles no data): people wrote no think or search steps, so the example has none,
+unlike the paper's prompt files. The assistant's prompt lists every site (name, type, price) as its page shows them;
+features come from searches.
 
 One JSON step per call: the assistant {"act": think|search|message|propose, "text", "query", "itinerary"}, the
 user {"act": think|message|accept|reject, "text"}. A think step is kept in the act's scratchpad and the model is
 asked again (at most 3 in a row); a search goes to the game as /search (logged, replayed; the private result comes
 back as the next observation, so the model reads the real query engine's answer); an invalid step gets the error
-back once, as the paper regenerated. Without a usable LLM the seat's symbolic agent (planner or simuser) stands in
-visibly (`llm_fallback`, tables label the game `llm+fallback`).
+back once. Without a usable LLM the seat's symbolic agent (planner or simuser) stands in visibly (`llm_fallback`,
+tables label the game `llm+fallback`).
 """
 from __future__ import annotations
 
@@ -20,7 +23,8 @@ from .planner import PlannerBrain
 from .simuser import SimUserBrain
 
 COMMON = ("You are planning a day out of 3 stops in a city. The user has travel preferences only they can see; "
-          "the assistant sees every site (features, prices, locations) and can search them. Only the assistant "
+          "the assistant sees every site's name, type and price (listed in its prompt) and searches them for "
+          "features and distances. Only the assistant "
           "proposes itineraries ([A, B, C]; NULL for an empty slot makes it a suggestion). The user must accept or "
           "reject a full proposal; accepting ends the game. The score is how good the itinerary is for the user's "
           "preferences, out of the best possible. ")
@@ -115,6 +119,9 @@ class LLMBrain(Brain):
         out = []
         if self.seat == "user":
             out += ["Travel Preferences:"] + list(v.get("preferences", [])) + [""]
+        else:
+            out += ["Sites (name | type | price):"] + [f"{s['name']} | {s['etype']} | ${s['price']}"
+                                                      for s in v.get("sites") or []] + [""]
         out += self.history[-40:]
         p = v.get("pending")
         if self.seat == "user" and p:
