@@ -218,12 +218,27 @@ MED.target = function () {
   if (window.SlurkTask) { window.SlurkTask.setChatTarget(MED.to === "both" ? ["user1", "user2"] : [MED.to]); }
 };
 
+// The paper's turn order (task option turns=round-robin): whose turn it is; the assistant may write to the users
+// whose turn it holds (the "To" switch keeps to them).
+MED.turnLine = function (v) {
+  var t = v.turn;
+  if (!t || v.result) { return null; }
+  var text = t.mine ? "Your turn (one message, proposal or answer)." : "Turns go round: waiting for " + t.now + ".";
+  if (t.mine && t.write_to) { text += " You may write to " + t.write_to.map(MED.seatName).join(" or ") + "."; }
+  return MED.el("div", "md-turn" + (t.mine ? " md-mine" : ""), text);
+};
+
 MED.render = function (v) {
   var root = document.getElementById("mediation-board");
   if (!root || !v || !v.role) { return; }
   MED.view = v;
   while (root.firstChild) { root.removeChild(root.firstChild); }
+  if (v.turn && v.turn.write_to && v.turn.write_to.length && v.turn.write_to.indexOf(MED.to) < 0) {
+    MED.to = v.turn.write_to[0];  // one user at a time, one whose turn the assistant holds
+  }
   if (v.role === "assistant") { MED.target(); MED.assistantPage(root, v); } else { MED.userPage(root, v); }
+  var turn = MED.turnLine(v);
+  if (turn) { root.insertBefore(turn, root.firstChild); }
   var end = window.SlurkTask && window.SlurkTask.ending ? window.SlurkTask.ending(v.core) : null;
   if (end && !v.result) {  // ended without a booking (a partner left, nobody moved): nothing left to press
     Array.prototype.forEach.call(root.querySelectorAll("button"), function (b) { b.disabled = true; });

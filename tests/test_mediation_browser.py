@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tasks.core import Command, Match, SeatInfo  # noqa: E402
+from tasks.core import Chat, Command, Match, SeatInfo  # noqa: E402
 from tasks.mediation.game import MediationGame  # noqa: E402
 from tests.browser.harness import BOT  # noqa: E402
 
@@ -147,3 +147,20 @@ def test_assistant_page_has_a_chat_pane_per_user(browser_page):
     assert "someone else" not in one + two and "forged" not in one + two
     assert page.locator("#mediation-board .md-pane2 b").count() == 0
     bp.assert_no_errors()
+
+
+def test_pages_say_whose_turn_it_is_in_the_papers_turn_order(browser_page):
+    bp = browser_page("mediation", viewport=(1366, 768), permissions=RELAY)
+    m = match_after(options={"turns": "round-robin"})
+    show(bp, m, "user2")
+    assert "waiting for User 1" in bp.page.inner_text("#mediation-board")
+    show(bp, m, "user1")
+    assert "Your turn" in bp.page.inner_text("#mediation-board")
+    m.handle(Chat("user1", "busy thursday", t=1.0))
+    m.handle(Chat("user2", "busy friday", t=1.0))
+    show(bp, m, "assistant")
+    text = bp.page.inner_text("#mediation-board")
+    assert "Your turn" in text and "You may write to User 1 or User 2" in text
+    bp.assert_no_errors()
+    show(bp, match_after(), "user1")  # ours (free turns): no turn line
+    assert "Your turn" not in bp.page.inner_text("#mediation-board")

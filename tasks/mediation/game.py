@@ -13,7 +13,9 @@ flights, and on a proposal their own score breakdown. Their price and arrival we
 
 Options: `rules` "fixed" (default) | "original" (the released game's quirks; see generator), `word_budget` (chat
 words for the whole dialogue, prompted self-play: below `final_at` words left chat is refused and the assistant's
-next proposal is accepted automatically), `turns` "free" (the only mode: people chat freely, as in the release).
+next proposal is accepted automatically), `turns` "free" (ours, the default: everyone acts when they like, as in the
+release's web app) | "round-robin" (the paper's: two alternating virtual rooms, one move a turn in the cycle user 1,
+user 2, assistant; see rooms.py), `show_weights`.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from tasks.dialop.game import DialopGame
 
 from . import generator as gen
 from .parse import ProposalError, parse_proposal
+from .rooms import RoundRobin
 
 USERS = ("user1", "user2")
 SEAT_NAMES = {"user1": "User 1", "user2": "User 2", "assistant": "The assistant"}
@@ -38,15 +41,15 @@ class MediationGame(DialopGame):
     seat_names = {"user1": "User 1", "user2": "User 2", "assistant": "Assistant"}  # as pages name the seats
     person_seat_order = ("user1", "user2", "assistant")
     chat = "relay"
-    turn_modes = ("free",)
+    turn_modes = ("free", "round-robin")
 
     def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
         super().__init__(seed, options, instance)
-        if self.options.get("turns", "free") != "free":
-            raise ValueError("mediation chat is free (turns=free)")
         self.rules = dict(self.inst["rules"])
         self.users = self.inst["users"]
         self.set_up_dialogue(SEAT_NAMES, proposers=("assistant",), responders=USERS)
+        self.rr = RoundRobin() if self.turns_mode == "round-robin" else None
+        self._audience: tuple = ()
         # prompted self-play: inputs up to this time are the replayed human prefix (counted, never cut short)
         self.prefix_until = self.options.get("budget_after")
         self.show_weights = str(self.options.get("show_weights", "no")).strip().lower() in ("1", "true", "yes", "on")
@@ -108,6 +111,8 @@ class MediationGame(DialopGame):
         p = self.proposals.pending
         base = {"words_left": self.words.left(), "final": self.words.final, "rules": dict(self.rules),
                 "proposals": self.counts["proposals"], "result": self._result_view(seat)}
+        if self.rr is not None:
+            base["turn"] = self.rr.view(seat)
         if seat == "assistant":
             pending = None if p is None else {"id": p.id, "pair": [i + 1 for i in p.value],
                                               "accepted": list(p.accepted_by)}
@@ -162,10 +167,27 @@ class MediationGame(DialopGame):
         if seat in USERS:
             if to is not None and tuple(to) != ("assistant",):
                 raise RuleError("You can only write to the assistant.")
-            return ("assistant",)
-        if to is None:
-            return USERS  # the assistant's unaddressed line goes to both users
-        return super().chat_audience(seat, to)
+            self._audience = ("assistant",)
+        elif to is None:
+            self._audience = USERS  # the assistant's unaddressed line goes to both users
+        else:
+            self._audience = tuple(super().chat_audience(seat, to))
+        return self._audience
+
+    # --- the paper's turn order (turns="round-robin"; rooms.py) ---------------------------------------------------
+    def _open(self) -> tuple[bool, frozenset]:
+        p = self.proposals.pending
+        return p is not None, frozenset(p.accepted_by) if p is not None else frozenset()
+
+    def _turn_check(self, ctx: Context, seat: str, what: str, to=None) -> None:
+        if self.rr is None or self._prefix(ctx) or (what == "propose" and self.words.final):
+            return  # free turns, the replayed human prefix, or the forced final proposal
+        pending, accepted = self._open()
+        self.rr.check(seat, what, to if seat == "assistant" else None, pending, seat in accepted)
+
+    def _turn_taken(self, seat: str, what: str, to=None) -> None:
+        if self.rr is not None:
+            self.rr.moved(seat, what, to, *self._open())
 
     def start(self, ctx: Context) -> None:
         budget = "" if self.words.limit is None else f" You have {self.words.left()} words of chat in all."
@@ -185,9 +207,11 @@ class MediationGame(DialopGame):
                 to="assistant")
 
     def on_chat(self, ctx: Context, seat: str, text: str) -> None:
+        self._turn_check(ctx, seat, "chat", self._audience)
         n = self._spend_words(ctx, text)
         self.counts["messages"][seat] += 1
         self.counts["words"][seat] += n
+        self._turn_taken(seat, "chat", self._audience)
         if self.words.limit is not None and self.words.final and not self._prefix(ctx):
             ctx.say(f"Words left: {max(0, self.words.left())}. The assistant must make the final proposal now.")
 
@@ -201,7 +225,9 @@ class MediationGame(DialopGame):
         except ProposalError as exc:
             raise RuleError(str(exc)) from None
         value = [pair[0] - 1, pair[1] - 1]
+        self._turn_check(ctx, seat, "propose")
         prop, _ = self.proposals.propose(seat, value)
+        self._turn_taken(seat, "propose")
         self.counts["proposals"] += 1
         ctx.log("proposal", seat=seat, pair=list(pair), id=prop.id)
         ctx.say(f"You proposed {self.flight_text('user1', value[0])} for User 1 and "
@@ -222,7 +248,9 @@ class MediationGame(DialopGame):
         """/accept: (user) accept the proposed flight (both users must accept)"""
         self._user_only(seat)
         p = self._answered(seat, args)
+        self._turn_check(ctx, seat, "answer")
         prop = self.proposals.agree(seat, p.id)
+        self._turn_taken(seat, "answer")
         ctx.log("response", seat=seat, answer="accept")
         if prop is None:
             ctx.say(f"{SEAT_NAMES[seat]} accepts; waiting for the other user (proposal #{p.id}).", to="assistant")
@@ -235,7 +263,9 @@ class MediationGame(DialopGame):
         """/reject: (user) reject the proposal (it is cleared for everyone)"""
         self._user_only(seat)
         p = self._answered(seat, args)
+        self._turn_check(ctx, seat, "answer")
         self.proposals.reject(seat, p.id)
+        self._turn_taken(seat, "answer")
         self.counts["rejected"] += 1
         ctx.log("response", seat=seat, answer="reject")
         ctx.say(f"{SEAT_NAMES[seat]} rejected the proposal (#{p.id}); the assistant will propose again.")

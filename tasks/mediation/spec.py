@@ -18,7 +18,8 @@ SPEC = TaskSpec(
                          "fraction"),),
     seat_brains={"user1": USER_BRAINS, "user2": USER_BRAINS, "assistant": ("mediator", "llm")},
     population=(("user1", "user2"), tuple(PEOPLE)),  # scripted travellers in both user seats (brains/people.py)
-    presets={"paper": paper_preset(RELEASE_FILES, {"turns": "free", "rules": "original"})},
+    # the paper: round-robin turns (rooms.py), the released game's scoring quirks; users never see their weights
+    presets={"paper": paper_preset(RELEASE_FILES, {"turns": "round-robin", "rules": "original"})},
     # The paper's LLM self-play (preset paper; `./run_bot.sh reproduce mediation`): generated instances.
     reproduction=self_play_reproduction(("llm", "llm", "llm"), "mean normalised reward 0.970 (the paper: about 100%)"),
     summarize=metrics.summarize,
@@ -27,8 +28,10 @@ SPEC = TaskSpec(
            "user2": "a second traveller with a private calendar and flights (talks only with the assistant)",
            "assistant": "books one flight per user: chats with each, proposes the pair"},
     grid={"rules": ("fixed", "original")},
-    condition_keys=("rules", "psp"),
+    condition_keys=("rules", "turns", "psp"),
     cli_options=(
+        CliOption("--turns", "turns", str, "free: everyone acts when they like (ours, default); round-robin: the "
+                  "paper's turn order (user 1, user 2, assistant, one move a turn)", ("free", "round-robin")),
         CliOption("--rules", "rules", str, "scoring rules of new instances: the fixes (default) or the released "
                   "game's quirks", ("fixed", "original")),
         CliOption("--show-weights", "show_weights", str, "ours: show each user their price and arrival weights "

@@ -11,11 +11,12 @@ self-play) it keeps its lines short and proposes once the budget runs low.
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from typing import Optional
 
-from tasks.core import Brain, Chat, ChatShown, Message, View
+from tasks.core import Brain, Chat, ChatShown, Command, Message, View
 from tasks.core.discipline import Discipline, is_deferral
 
 from ..game import USERS
@@ -155,6 +156,25 @@ class MediatorBrain(Brain):
 
     # --- acting -------------------------------------------------------------------------------------------------
     def act(self):
+        """Free turns: every move `decide` makes. The paper's round-robin (the view's `turn`): nothing until its
+        turn, then one move: its proposal, else its first line to a user it may write to, else a short line to
+        one of them (every turn has an output, as the paper's agent's)."""
+        turn = (self.view or {}).get("turn")
+        if turn is None:
+            return self.decide()
+        if not turn["mine"] or self.view.get("result") is not None:
+            return []
+        moves = self.decide()
+        move = next((m for m in moves if isinstance(m, Command)), None) or next(
+            (m for m in moves if isinstance(m, Chat) and m.to and set(m.to) <= set(turn["write_to"])), None)
+        if move is None and turn["write_to"]:
+            u = turn["write_to"][0]
+            text = self.d[u].pick(*NOTED) or "Thanks!"
+            self.d[u].said(text)
+            move = Chat(self.seat, text, to=(u,))
+        return [] if move is None else [dataclasses.replace(move, turn=True)]
+
+    def decide(self):
         v = self.view
         if v is None or self.models is None or v.get("result") is not None or v.get("core", {}).get("phase") != "playing":
             return []

@@ -47,7 +47,7 @@ class Person(SimUserBrain):
     def act(self):
         heard = bool(self.inbox)
         v = self.view or {}
-        moves = self.turn() if v and v.get("result") is None else []
+        moves = self.paced(self.turn) if v and v.get("result") is None else []
         v = self.view or {}
         # a proposal made since the last turn counts as something to click, even when the friend's reject cleared
         # it before this person's turn came (the agent did not keep this person waiting)
@@ -59,7 +59,7 @@ class Person(SimUserBrain):
         return moves
 
     def turn(self):
-        return SimUserBrain.act(self)
+        return SimUserBrain.decide(self)
 
     def playing(self) -> bool:
         v = self.view
@@ -104,7 +104,7 @@ class Asker(Person):
             return [self.say(self.rng.choice(WHY))]
         if p is not None and not self.inbox:
             return []  # the answer first, then the verdict
-        return SimUserBrain.act(self)
+        return SimUserBrain.decide(self)
 
 
 class Must(Person):
@@ -138,7 +138,7 @@ class Must(Person):
             self.rejected_for_it += 1
             self.inbox = []
             return [self.command("reject"), self.say(self.rng.choice(CLASH).format(when=self.when()), first=False)]
-        return SimUserBrain.act(self)
+        return SimUserBrain.decide(self)
 
 
 class Deferrer(Person):
@@ -162,7 +162,7 @@ class Deferrer(Person):
             self.inbox = []
             self.told_all = True
             return [self.say(self._info(None))]
-        return SimUserBrain.act(self)
+        return SimUserBrain.decide(self)
 
 
 class Rejecter(Person):
@@ -187,7 +187,7 @@ class Rejecter(Person):
             said = [m for m in moves if isinstance(m, Chat)]
             self.reason = said[0].text if said else None
             return [m for m in moves if isinstance(m, Command)]
-        return SimUserBrain.act(self)
+        return SimUserBrain.decide(self)
 
 
 class Terse(Person):

@@ -14,11 +14,12 @@ word budget it keeps within what is left.
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 from datetime import datetime
 from typing import Optional
 
-from tasks.core import Brain, ChatShown, View
+from tasks.core import Brain, ChatShown, Command, View
 
 from .. import generator as gen
 from ..parse import read_message
@@ -34,6 +35,8 @@ PRICE = {0: "price doesn't really matter to me ({n}/20)", 1: "price matters a bi
 ARRIVE = "landing close to my friend matters {n}/10"
 IMPORTANCE = ["that one is {n}/10", "importance {n}", "i'd say {n} out of 10", "that's a {n}"]
 DONE = ["that's all on my side", "nothing else really", "i think that's everything", "that's it from me"]
+# the paper's turn order gives every turn a line: with nothing to tell, a short one passes the turn
+PASS = ["ok", "sounds good", "ok thanks", "sure", "alright"]
 DAY_NAMES = (("wed", "wednesday", "5/31"), ("thu", "thursday", "6/1"), ("fri", "friday", "6/2"))
 # the generator's means (price weight 1..20, arrival weight 1..10), for a user who never saw its weights
 PRICE_PRIOR, ARRIVAL_PRIOR = 10, 5
@@ -63,6 +66,7 @@ class SimUserBrain(Brain):
         self.told_all = False
         self.answered: Optional[int] = None
         self.rejects = 0
+        self.outbox: list = []  # the paper's turn order: the rest of an answer, one move a turn
 
     def observe(self, effect) -> None:
         if isinstance(effect, View) and effect.data.get("role") == "user":
@@ -101,6 +105,38 @@ class SimUserBrain(Brain):
 
     # --- acting -------------------------------------------------------------------------------------------------
     def act(self):
+        return self.paced(self.decide)
+
+    def paced(self, decide) -> list:
+        """Free turns: what `decide` says. The paper's round-robin (the view's `turn`): nothing until this seat's
+        turn, then one move: the answer to an open proposal first, else the next of what it decided (the rest waits
+        for its next turn), else a short line that passes the turn."""
+        v = self.view or {}
+        turn = v.get("turn")
+        if turn is None:
+            return decide()
+        if not turn["mine"] or v.get("result") is not None:
+            return []
+        p = v.get("pending")
+        must = p is not None and not p["mine_accepted"]
+        if not self.outbox:
+            self.outbox = list(decide())
+        answers = [m for m in self.outbox if isinstance(m, Command) and m.name in ("accept", "reject")]
+        if must and not answers:
+            self.answered = p["id"]
+            self.outbox = self._judge(p) + self.outbox
+        elif not must:
+            self.outbox = [m for m in self.outbox if m not in answers]
+        if must:
+            move = next(m for m in self.outbox if isinstance(m, Command) and m.name in ("accept", "reject"))
+            self.outbox.remove(move)
+        elif self.outbox:
+            move = self.outbox.pop(0)
+        else:
+            move = self.say(self.rng.choice(PASS))
+        return [dataclasses.replace(move, turn=True)]
+
+    def decide(self):
         v = self.view
         if v is None or v.get("result") is not None or v.get("core", {}).get("phase") != "playing":
             return []
