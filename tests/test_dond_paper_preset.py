@@ -166,3 +166,23 @@ def test_without_the_release_the_preset_says_what_is_missing_and_stops(tmp_path,
     err = capsys.readouterr().err
     assert "src/deal_no_deal/deal_no_deal.py" in err and "https://github.com/Wenyueh/game_theory" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_reproduce_plays_a_papers_condition_with_the_preset_and_prints_the_papers_row(
+        release, tmp_path, monkeypatch, capsys):
+    from bots import reproduce as command
+    from tests.test_sweep import llm_env
+    label = "raw vs raw, temperature 0 (T11 GPT-4o)"
+    with FakeOpenAI(default=fake_model) as fake:
+        llm_env(fake, monkeypatch)
+        assert command.main(["dond", "--games", "1", "--paper-prompts", str(release), "--yes", "--condition", label,
+                             "--out", str(tmp_path / "run")]) == 0
+        requests = [r["json"] for r in fake.requests]
+    assert requests and all(r["temperature"] == 0.0 and r["max_tokens"] == 2000 for r in requests)
+    out = capsys.readouterr().out
+    assert "Planned run (1 games per condition)" in out and "preset paper, model fake-model" in out
+    row = [ln for ln in out.splitlines() if ln.startswith(label)][-1].split()  # the pilot's row comes first
+    # rounds 19.36 (paper) vs 2 (this run), agreement .5681 vs 1, ..., 1 game, every act valid, no invalid game
+    cells = row[len(label.split()):]
+    assert cells[:16] + cells[-1:] == ["19.36", "2.0", "0.5681", "1.0", "2.98", "8.0", "3.47", "6.0", "0.4091",
+                                       "1.0", "0.326", "1.0", "6.44", "14.0", "1", "100.0", "0"]

@@ -5,6 +5,7 @@ from . import metrics
 from .brains import BRAINS
 from .game import DondGame
 from .paper_prompt import RELEASE, RELEASE_FILES
+from .reproduction import REPRODUCTION
 
 # Reference §1 and §7: the release's models run at temperature 1.0 with at most 2,000 output tokens; up to 10 tries
 # per answer (config.MAX_TRIAL); 20 rounds; its 50 sampled instances (44 played). The halting rule is the code's for
@@ -39,6 +40,7 @@ SPEC = TaskSpec(
     roles={"alice": "Alice (moves first)", "bob": "Bob"},
     condition_keys=("hard",),
     presets={"paper": PAPER},
+    reproduction=REPRODUCTION,  # `./run_bot.sh reproduce dond`: Tables 10-12, 17, 18 beside this run
     cli_options=(
         CliOption("--data", "data", str, "play released dialogues: a path to deal_no_deal_test.txt (the DND test "
                   "split) or sampled_50_deal_no_deal.txt (the paper's 50), 'default' ($DOND_DATA, else "

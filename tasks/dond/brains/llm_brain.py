@@ -145,11 +145,15 @@ class LLMBrain(BayesBrain):
     # --- the paper's protocol ---------------------------------------------------------------------------------------
     def paper_proposal(self, message: str) -> Optional[tuple]:
         """The paper's extraction of the message's proposal, its own act: ("propose", what I get) or None. A
-        failed extraction leaves the proposal out (that act counts as invalid); the message goes all the same."""
+        failed extraction leaves the proposal out (that act counts as invalid; nothing stands in for it, so it is no
+        fallback) and the message goes; under `strict_llm` the game is invalid, as the release gave up on it."""
+        act = None
         try:
             with self.llm_act("extract") as act:
                 split = self.paper.extract(act, message)
-        except Exception:  # noqa: BLE001 (recorded on the act)
+        except Exception as exc:  # noqa: BLE001 (recorded on the act)
+            if self.strict_llm:
+                self.llm_fallback(act, exc)
             return None
         return ("propose", split) if split is not None else None
 
@@ -170,6 +174,10 @@ class LLMBrain(BayesBrain):
         self.readings, self.text_offer, self.partial = saved
         return BayesBrain.decide(self)
 
+    def sampling_for(self, use: str) -> dict:
+        """Brain option `sampling` (a preset's) over our own default of `max_tokens` (1000) output tokens."""
+        return {"max_tokens": int(self.options.get("max_tokens", 1000)), **self.sampling(use)}
+
     def message_prompt(self) -> str:
         other = self.view["partner_name"]
         return (game_prompt(self.view) + self.history() + self.standing_text() + "### Negotiation\n"
@@ -182,7 +190,7 @@ class LLMBrain(BayesBrain):
         """The text between the last <s> and </s>; bounded retries, else ValueError."""
         for _ in range(max(1, int(self.options.get("retries", 3)))):
             text = self.llm.chat([{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
-                                 usage=act, max_tokens=int(self.options.get("max_tokens", 1000)))
+                                 usage=act, **self.sampling_for("turn"))
             found = [m.strip() for m in TAG.findall(text or "") if m.strip()]
             if found and (not self.is_halt(found[-1]) or self.open_offer() or self.my_open_offer()):
                 return found[-1]  # halting with no offer on the table would stall the game: ask again
@@ -205,7 +213,7 @@ class LLMBrain(BayesBrain):
                   "if not, set proposal to false and all numbers to 0. Set accepts to true only if the message "
                   f"accepts {other}'s latest proposal.")
         out = self.llm.chat_json([{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
-                                 deal_schema(self.counts), usage=act)
+                                 deal_schema(self.counts), usage=act, **self.sampling_for("extract"))
         split = tuple(int(out[p]) for p in I.PLURALS) if out.get("proposal") else None
         if split is not None and not I.valid_split(self.counts, split):
             raise ValueError(f"extracted deal {split} does not fit the counts {self.counts}")

@@ -175,8 +175,7 @@ class LLMWorkflowBrain(LLMBrain):
                   "to you. Answer with a JSON object {\"message\": ..., \"action\": ..., \"option\": number}.")
         n = len(self.options_shown)
         out = self.llm.chat_json([{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
-                                 answer_schema(n), usage=act,
-                                 max_tokens=int(self.options.get("max_tokens", 1000)))
+                                 answer_schema(n), usage=act, **self.sampling_for("turn"))
         message, action = str(out["message"]).strip(), out["action"]
         if action == "accept":
             if self.open_offer() is None:
