@@ -108,6 +108,7 @@ def test_paper_preset_sends_the_release_prompt_with_the_paper_sampling(task, rel
         assert r["temperature"] == 0.1 and r["top_p"] == 0.95 and 1 <= r["max_tokens"] <= 128
         assert r["stop"] == STOPS[task]
         assert "response_format" not in r  # free text, one line: no JSON act
+        assert "\nError: " not in text  # every seat moved only when the game's turns let it
     files = {FILES[task][seat_of(task, r["messages"][0]["content"])] for r in reqs}
     assert files == set(FILES[task].values())  # every seat's own file (Assignment's players share one)
     moves = inputs(tmp_path / "g.jsonl")

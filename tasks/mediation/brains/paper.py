@@ -121,7 +121,8 @@ class MediationPaperBrain(PaperBrain):
         return [f"User {int(m.group(1)) - 1}: [reject]"] if m else []
 
     def wants_turn(self) -> bool:
-        return True  # chat is free (the release's round-robin order is the game's option, when it has one)
+        turn = self.view.get("turn")  # round-robin (the paper preset): the game says whose move it is
+        return bool(turn["mine"]) if isinstance(turn, dict) else True  # free chat: answer what is new
 
     def moves(self, line: Line) -> list:
         if self.seat != "assistant":
