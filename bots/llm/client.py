@@ -22,6 +22,9 @@ log = logging.getLogger("bots.llm")
 
 # No attempt starts with less time than this left before the deadline (it could not get an answer anyway).
 _MIN_ATTEMPT_SECONDS = 0.05
+# A temperature that sends none: the endpoint's default (sampling option temperature: "default"; e.g. a paper that
+# called gpt-3.5-turbo without one).
+API_DEFAULT = "default"
 _RETRYABLE_STATUS = 429
 
 
@@ -99,7 +102,8 @@ class LLMClient:
              temperature: float | None = None, top_p: float | None = None, seed: int | None = None,
              stop: str | list[str] | None = None, deadline: float | None = None) -> str:
         """Send ``messages``; return the answer's text (free text: no response_format). Raises LLMError after the
-        last retry, LLMDeadlineError when the deadline passes first. ``temperature``, ``top_p``, ``max_tokens``,
+        last retry, LLMDeadlineError when the deadline passes first. ``temperature`` (API_DEFAULT: none sent, the
+        endpoint's default), ``top_p``, ``max_tokens``,
         ``seed`` and ``stop`` go on the wire for this call (None: the config's, or not sent); ``deadline``: seconds
         for this call, replacing the config's and any enclosing turn's (<= 0: none)."""
         sampling = dict(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed, stop=stop)
@@ -269,6 +273,8 @@ class LLMClient:
             "max_tokens": cfg.max_tokens if max_tokens is None else max_tokens,
             "temperature": cfg.temperature if temperature is None else temperature,
         }
+        if request["temperature"] == API_DEFAULT:  # the endpoint's own default (a paper that sent none)
+            del request["temperature"]
         seed = cfg.seed if seed is None else seed
         for key, value in (("top_p", top_p), ("seed", seed), ("stop", stop)):
             if value is not None:

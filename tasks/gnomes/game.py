@@ -89,7 +89,7 @@ class GnomesGame(Game):
             "round": round_no, "treasure_seat": SEATS[maze.treasure_side(round_no)],
             "optimum": self.optimum(round_no), "turns": 0, "blocked": 0, "stays": 0,
             "blocked_by": {s: 0 for s in SEATS}, "messages": {s: 0 for s in SEATS},
-            "chars": {s: 0 for s in SEATS}, "reward": 0.0, "t_start": ctx.t,
+            "chars": {s: 0 for s in SEATS}, "words": {s: 0 for s in SEATS}, "reward": 0.0, "t_start": ctx.t,
         }
         seer = self.cur["treasure_seat"]
         for seat in SEATS:
@@ -162,6 +162,7 @@ class GnomesGame(Game):
         if self.cur and not self.finished:
             self.cur["messages"][seat] += 1
             self.cur["chars"][seat] += len(text)
+            self.cur["words"][seat] += len(text.split())
 
     # --- what each seat sees --------------------------------------------------------------------------------------
     def view(self, seat: str) -> dict:

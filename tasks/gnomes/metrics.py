@@ -55,12 +55,25 @@ def per_round(results_list: list[dict]) -> dict[int, dict]:
     return out
 
 
+def message_columns(results_list: list[dict]) -> dict:
+    """The paper's Table 1 per seat: messages per round and words per message, over the finished rounds."""
+    rounds = [r for res in results_list for r in res.get("rounds", []) if r.get("status") in ("found", "timeout")]
+    out = {}
+    for seat in ("h", "e"):
+        msgs = sum(r.get("messages", {}).get(seat, 0) for r in rounds)
+        words = sum(r.get("words", {}).get(seat, 0) for r in rounds)
+        out[f"messages/round {seat}"] = round(msgs / len(rounds), 2) if rounds else None
+        out[f"words/message {seat}"] = round(words / msgs, 2) if msgs else None
+    return out
+
+
 def summarize(results_list: list[dict]) -> dict:
     """Named columns over games: mean turns per round with the optimum, overall ratios, blocked moves, messages.
 
     `round_ratio` is the mean over rounds of (mean turns / optimum); `turn_ratio` is total turns / total optimum.
     `med_rN` is the median turns of round N with its 95% bootstrap interval `ci_rN` ("low-high"), as the paper
-    reports them; `capped` counts rounds that hit the turn cap (their turns count as the cap).
+    reports them; `capped` counts rounds that hit the turn cap (their turns count as the cap). `messages/round S` and
+    `words/message S` per seat are the paper's Table 1 (message_columns).
     Then, per LLM seat, its acts, valid %, fallback %, tokens per game and seconds per act
     (tasks.core.llm_acts.llm_columns).
     """
@@ -88,5 +101,6 @@ def summarize(results_list: list[dict]) -> dict:
     out["reward"] = _avg(r.get("reward_total") for r in results_list)
     for seat in ("h", "e"):
         out[f"messages_{seat}"] = _avg(r.get(f"messages_{seat}") for r in results_list)
+    out.update(message_columns(results_list))
     out.update(llm_columns(results_list))
     return out

@@ -11,8 +11,8 @@ from .game import TravelGame
 # The paper's LLM protocol (facts: ../shared/reference/traveling-adventurers.md §4.1): gpt-4o-2024-08-06 at
 # temperature 1 with the batch's `seed` for every call of both agents and the state tracker (one run is one batch;
 # the paper ran seeds 1011, 143, 9999, 8060 with 25 games each), max_tokens 1200 per agent answer and 600 per
-# state-tracker reading.
-PAPER_SAMPLING = {"*": {"temperature": 1.0, "seed": 1011}, "turn": {"max_tokens": 1200},
+# state-tracker reading. The paper's calls had no deadline; ours: 300 s per call (1200 tokens of a slow endpoint fit).
+PAPER_SAMPLING = {"*": {"temperature": 1.0, "seed": 1011, "deadline": 300}, "turn": {"max_tokens": 1200},
                   "grounding": {"max_tokens": 600}}
 PAPER = Preset(
     "paper",

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import language as lang
+from . import paper_language as paper
 from ..maze import ACTIONS, DOWN, SIZE, STAY, UP, xy
 from ..maze import cell as cell_of
 from .planner import UNREACHABLE, Belief, Planner, greedy_action
@@ -181,7 +182,13 @@ class AgentBrain(GnomeBrain):
             act = None
             try:
                 with self.llm_act("answer") as act:
-                    return lang.llm_answer(self.llm, question, token, treasure, usage=act)
+                    if self.release:  # the paper's inquiry prompt; its answer is used as it is
+                        messages = paper.inquiry_messages(self.release, question, token, self.last_action, treasure)
+                        text = " ".join(str(self.llm.chat(messages, usage=act, **self.sampling("answer"))).split())
+                        if not text:
+                            raise ValueError("empty answer")
+                        return text
+                    return lang.llm_answer(self.llm, question, token, treasure, usage=act, **self.sampling("answer"))
             except Exception as exc:
                 self.llm_fallback(act, exc, what="answer")  # strict_llm: the act failed, the game ends invalid
         return lang.template_answer(token, treasure)

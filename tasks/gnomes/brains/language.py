@@ -301,11 +301,12 @@ def classifier_messages(text: str, context: str = "") -> list[dict]:
     return [{"role": "system", "content": CLASSIFIER_SYSTEM}, {"role": "user", "content": user}]
 
 
-def llm_flag(llm, text: str, context: str = "", usage: Optional[dict] = None) -> str:
-    """The LLM's flag for a message; raises when the call fails or the answer is not a flag."""
+def llm_flag(llm, text: str, context: str = "", usage: Optional[dict] = None, **sampling) -> str:
+    """The LLM's flag for a message; raises when the call fails or the answer is not a flag. `sampling`: the
+    brain's settings for this use (Brain.sampling)."""
     if not text.strip():
         return NONE
-    out = llm.chat_json(classifier_messages(text, context), FLAG_SCHEMA, usage=usage)
+    out = llm.chat_json(classifier_messages(text, context), FLAG_SCHEMA, usage=usage, **sampling)
     flag = out.get("flag") if isinstance(out, dict) else None
     if flag not in FLAGS:
         # Accept a differently-cased answer but nothing else.
@@ -377,9 +378,10 @@ def _takes(fn, name: str) -> bool:
     return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
-def llm_answer(llm, question: str, token, treasure, usage: Optional[dict] = None, max_words: int = 40) -> str:
+def llm_answer(llm, question: str, token, treasure, usage: Optional[dict] = None, max_words: int = 40,
+               **sampling) -> str:
     kw = {"max_tokens": ANSWER_MAX_TOKENS} if _takes(llm.chat, "max_tokens") else {}
-    text = llm.chat(answer_messages(question, token, treasure), usage=usage, **kw)
+    text = llm.chat(answer_messages(question, token, treasure), usage=usage, **{**kw, **sampling})
     text = " ".join(str(text).split())
     if not text:
         raise ValueError("empty answer")

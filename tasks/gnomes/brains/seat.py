@@ -11,6 +11,7 @@ from typing import Optional
 from tasks.core import Brain, ChatShown, View
 
 from . import language as lang
+from . import paper_language as paper
 from ..maze import ACTIONS, DOWN, INBOUND, SIZE, STAY, UP, move_table, xy
 from ..maze import cell as cell_of
 from .planner import Model
@@ -44,6 +45,10 @@ class GnomeBrain(Brain):
         self.asked_round = 0
         self._prev: Optional[tuple[int, int, Optional[str], int]] = None
         self.explain_walls = bool(self.options.get("explain_walls", True))
+        # the paper's own language prompts (preset paper): a checkout of its release
+        self.release: Optional[str] = self.options.get("paper_prompts") or None
+        # our last move (0-4): the paper's inquiry prompt names the move the agent takes (ours answers first)
+        self.last_action = STAY
 
     # --- observation ---------------------------------------------------------------------------------------------
     def observe(self, effect) -> None:
@@ -104,7 +109,12 @@ class GnomeBrain(Brain):
             act = None
             try:
                 with self.llm_act("flag") as act:
-                    flag = lang.llm_flag(self.llm, text, context, usage=act)
+                    if self.release:  # the paper's prompt and its reading of the answer's last line
+                        answer = self.llm.chat(paper.flag_messages(self.release, text), usage=act,
+                                               **self.sampling("flag"))
+                        flag = paper.read_flag(answer, self.rng) or lang.NONE
+                    else:
+                        flag = lang.llm_flag(self.llm, text, context, usage=act, **self.sampling("flag"))
                 reading.flag, reading.flags = flag, [flag]
             except Exception as exc:  # any LLM failure: the rules already gave an answer
                 self.llm_fallback(act, exc, what="flag")  # strict_llm: the act failed, the game ends invalid
@@ -112,6 +122,7 @@ class GnomeBrain(Brain):
 
     def move(self, action: int):
         self.acted = (self.view["round"], self.view["turns"])
+        self.last_action = action
         return self.command("move", ACTIONS[action])
 
     def explain_wall(self, c: int, action: int) -> list[str]:
