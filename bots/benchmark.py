@@ -23,7 +23,6 @@ import csv
 import html
 import io
 import os
-import re
 import sys
 import time
 from argparse import Namespace
@@ -32,15 +31,12 @@ from typing import Optional
 
 from tasks import available_tasks, get_task
 from tasks.core.evaluation import Condition, llm_totals, summary_table, sweep_conditions
+from tasks.core.evaluation.reproduce import slug
 
 from .local import make_llm
 
 COLUMNS = ["model", "task", "row", "agents", "games", "metric", "value", "score", "valid %", "fallback %", "invalid",
            "tokens/game", "seconds/game"]
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:80] or "x"
 
 
 def score_of(value, how: str) -> Optional[float]:

@@ -35,6 +35,7 @@ TABLE_FILES = ("reproduction.txt", "reproduction.csv")
 
 
 def slug(text: str) -> str:
+    """A label as a folder name (a condition's, a model's)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:80] or "x"
 
 
