@@ -75,3 +75,11 @@ def test_streaming_can_be_switched_off(fake):
         assert client.chat(MSGS) == "whole"
     assert "stream" not in fake.requests[0]["json"] and "chunks_sent" not in fake.requests[0]
     assert client.usage.prompt_tokens == 3
+
+
+def test_a_long_answer_that_keeps_coming_outlasts_the_attempt_timeout(fake):
+    # 60 pieces 0.05 s apart: 3 s in all, never 1 s without a byte; the old 1 s per attempt would cut it off
+    fake.script([{"content": "word" * 60, "chunk_delay": 0.05}])
+    with client_for(fake, timeout=1.0, max_retries=0) as client:
+        assert client.chat(MSGS, deadline=60) == "word" * 60
+    assert "abandoned" not in fake.requests[0]

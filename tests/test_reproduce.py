@@ -72,7 +72,7 @@ def test_pilot_estimate_then_the_papers_columns_beside_this_run(toy, tmp_path, m
         prompt, completion = _tokens(first, "prompt_tokens"), _tokens(first, "completion_tokens")
         row = estimate[cond.label]
         assert float(row["tokens/game (pilot)"]) == prompt + completion > 0
-        assert int(row["games"]) == 3
+        assert int(row["games"]) == 3 and int(row["pilot acts"]) > 0
         assert int(row["prompt tokens"]) == prompt * 3 and int(row["completion tokens"]) == completion * 3
         assert row["price"] == f"{prompt * 3 / 1e6 * 2.5 + completion * 3 / 1e6 * 10:.2f}"
         total_prompt, total_completion = total_prompt + prompt * 3, total_completion + completion * 3
@@ -128,3 +128,13 @@ def test_clear_messages_without_a_model_a_table_or_a_known_condition(toy, tmp_pa
         monkeypatch.setattr(command, "get_task", lambda name: dataclasses.replace(get_task("dond"), reproduction=None))
         with pytest.raises(SystemExit, match="declares no paper table"):
             command.main(["dond", "--out", str(tmp_path), "--yes"])
+
+
+def test_a_pilot_whose_calls_all_failed_says_its_tokens_are_unknown(toy, tmp_path, monkeypatch, capsys):
+    with FakeOpenAI() as fake:
+        fake.script([{"status": 400, "error": "no"}] * 100)
+        llm_env(fake, monkeypatch)
+        assert command.main(["dond", "--out", str(tmp_path), "--games", "1", "--condition", "llm self-play",
+                             "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert "no LLM call of the pilot was answered in: llm self-play" in out

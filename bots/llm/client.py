@@ -248,11 +248,12 @@ class LLMClient:
                 raise _QueueTimeout(time.monotonic() - t0)
             queued = time.monotonic() - t0
             if left is not None:
-                timeout = min(timeout, max(_MIN_ATTEMPT_SECONDS, left - queued))
+                left = max(_MIN_ATTEMPT_SECONDS, left - queued)
+                timeout = min(timeout, left)
         t1 = time.monotonic()
         try:
-            if self._stream:
-                return self._transport.post(payload, timeout, stream=True), queued, time.monotonic() - t1
+            if self._stream:  # `timeout` without a byte, and the answer in full before the deadline
+                return self._transport.post(payload, timeout, stream=True, total=left), queued, time.monotonic() - t1
             return self._transport.post(payload, timeout), queued, time.monotonic() - t1
         except TransportError as e:
             return e, queued, time.monotonic() - t1

@@ -7,9 +7,10 @@ and ~1.3 ms through httpx, ~0.4 ms here; at 64 games in flight that CPU, not the
 :class:`HTTPTransport` is the seam: :class:`~bots.llm.client.LLMClient` takes any object with
 ``post(payload: bytes, timeout: float) -> Reply`` and ``close()`` (a test may pass its own), and the transport raises
 :class:`TransportTimeout` or :class:`TransportError` when no HTTP answer came. A transport with ``streams = True``
-also takes ``post(..., stream=True)`` for a request that asks for server-sent events (``"stream": true``): the
-events are read until ``[DONE]`` within ``timeout`` seconds in all, and when the time is up the connection is
-closed, which is how a server learns that nobody waits for the rest of the answer and stops generating it
+also takes ``post(..., stream=True, total=T)`` for a request that asks for server-sent events (``"stream": true``):
+the events are read until ``[DONE]``, each within ``timeout`` seconds of the last (a long answer may take as long
+as it keeps coming) and all within ``total`` seconds (None: no bound of its own), and when the time is up the
+connection is closed, which is how a server learns that nobody waits for the rest of the answer and stops generating it
 (llama-cpp-python, vLLM and OpenAI check for a closed connection between tokens; a server that answers a
 non-streamed request keeps generating until the end). The events come back as the Reply's body, unparsed. Proxies come from the environment
 (``https_proxy``, ``http_proxy``, ``no_proxy``) as other HTTP clients read them. The API key goes only into the
@@ -69,8 +70,8 @@ class HTTPTransport:
         self._lock = threading.Lock()
         self._closed = False
 
-    def post(self, payload: bytes, timeout: float, stream: bool = False) -> Reply:
-        until = time.monotonic() + timeout
+    def post(self, payload: bytes, timeout: float, stream: bool = False, total: float | None = None) -> Reply:
+        until = None if total is None else time.monotonic() + total
         conn = self._connection(timeout)
         response = None
         try:
@@ -78,7 +79,7 @@ class HTTPTransport:
             sock = conn.sock  # the response keeps reading it after http.client lets go of it (will_close)
             response = conn.getresponse()
             events = response.getheader("content-type", "").startswith("text/event-stream")
-            body = _read_events(response, sock, until) if stream and events else response.read()
+            body = _read_events(response, sock, timeout, until) if stream and events else response.read()
         except TimeoutError:
             _abandon(conn, response)  # a timed-out connection may still carry the late answer: never reused
             raise TransportTimeout("timeout") from None
@@ -130,12 +131,12 @@ class HTTPTransport:
         conn.close()
 
 
-def _read_events(response: http.client.HTTPResponse, sock, until: float) -> bytes:
-    """The lines of an event stream up to ``data: [DONE]`` (or the end of the body); TimeoutError when ``until``
-    (a time.monotonic() value) passes first."""
+def _read_events(response: http.client.HTTPResponse, sock, timeout: float, until: float | None) -> bytes:
+    """The lines of an event stream up to ``data: [DONE]`` (or the end of the body); TimeoutError when a line takes
+    longer than ``timeout`` or ``until`` (a time.monotonic() value) passes first."""
     lines = []
     while True:
-        left = until - time.monotonic()
+        left = timeout if until is None else min(timeout, until - time.monotonic())
         if left <= 0:
             raise TimeoutError
         sock.settimeout(left)

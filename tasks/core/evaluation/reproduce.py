@@ -56,19 +56,28 @@ def paper_setup(spec: TaskSpec, cond: ReproCondition, paper_prompts: Optional[st
 
 
 def pilot_table(spec: TaskSpec, setups, llm, games: int, seed: int, out_dir: str) -> tuple[str, dict]:
-    """Plays one pilot game per condition; (the estimate table, the totals of the planned run)."""
+    """Plays one pilot game per condition; (the estimate table with a warning under it for pilots whose LLM calls
+    were never answered, the totals of the planned run)."""
     prices = prices_of(llm)
-    rows, totals = [], {"games": 0, "prompt tokens": 0, "completion tokens": 0}
+    rows, totals, unmeasured = [], {"games": 0, "prompt tokens": 0, "completion tokens": 0}, []
     for cond, plan, brain_options in setups:
         pilot = play_pilot(spec, plan, 1, seed, llm, os.path.join(out_dir, PILOT_DIR, plan.sub), brain_options)
-        t = estimate(pilot, games, prices)
+        t, acts = estimate(pilot, games, prices), llm_totals(pilot)
         totals = {k: totals[k] + t[k] for k in totals}
-        rows.append([cond.label, t["tokens/game"], t["games"], t["prompt tokens"], t["completion tokens"],
-                     _money(t["price"])])
-    rows.append(["all conditions", "-", totals["games"], totals["prompt tokens"], totals["completion tokens"],
-                 _money(price(totals["prompt tokens"], totals["completion tokens"], prices))])
-    header = ["condition", "tokens/game (pilot)", "games", "prompt tokens", "completion tokens", "price"]
-    return format_table(header, rows), totals
+        if acts["acts"] and not acts["prompt_tokens"]:
+            unmeasured.append(cond.label)
+        rows.append([cond.label, acts["acts"], acts["valid"], t["tokens/game"], t["games"], t["prompt tokens"],
+                     t["completion tokens"], _money(t["price"])])
+    rows.append(["all conditions", "-", "-", "-", totals["games"], totals["prompt tokens"],
+                 totals["completion tokens"], _money(price(totals["prompt tokens"], totals["completion tokens"],
+                                                           prices))])
+    header = ["condition", "pilot acts", "valid", "tokens/game (pilot)", "games", "prompt tokens",
+              "completion tokens", "price"]
+    text = format_table(header, rows)
+    if unmeasured:
+        text += (f"\nno LLM call of the pilot was answered in: {'; '.join(unmeasured)} (failed or timed out): their "
+                 "tokens are unknown and counted as 0")
+    return text, totals
 
 
 def _money(value: Optional[float]) -> str:
