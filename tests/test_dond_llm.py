@@ -1,6 +1,6 @@
-"""The Deal-or-No-Deal LLM agents: `llm` (the paper's raw prompt, §7: the game prompt with the counts and the
-seat's own values only, the message in <s>...</s> with bounded retries, the deal extracted by the model and played
-as an explicit /propose, "halt negotiation" as /accept) and `llm-workflow` (the paper's workflow, §8, with the
+"""The Deal-or-No-Deal LLM agents: `llm` (the paper's raw agent, §7, in our words: the game prompt with the
+counts and the seat's own values only, the message in <s>...</s> with bounded retries, the deal extracted by the
+model and played as an explicit /propose, "halt negotiation" as /accept) and `llm-workflow` (the paper's workflow, §8, with the
 possibility sets R1 / R2, the acceptance probabilities and the option lists computed exactly; the model picks an
 option and writes the message). A failing model falls back visibly to `bayes`; `strict_llm` makes the game invalid
 instead; the real client plays through the fake OpenAI server; the CLI refuses both agents without a model."""
@@ -77,10 +77,10 @@ def test_raw_prompt_retries_extracts_the_offer_and_halts_into_an_accept():
     kind, messages, _ = llm.prompts[0]
     system, user = messages[0]["content"], messages[1]["content"]
     assert kind == "text" and system == SYSTEM
-    assert "There are 2 books, 3 hats, and 2 balls in total." in user and "DO NOT REVEAL" in user
-    assert "There are 2 books whose values to you are 1. There are 3 hats whose values to you are 2." in user
-    assert "highest total value you could obtain is 10" in user and "'<s>halt negotiation</s>'" in user
-    assert "whose values to you are 3" not in user and "whose values to you are 0" not in user  # Bob's values
+    assert "divide 2 books, 3 hats and 2 balls" in user and "Keep your own values to yourself." in user
+    assert "A book is worth 1 to you (there are 2), a hat is worth 2 to you (there are 3)" in user
+    assert "everything together is worth 10 to you" in user and "write <s>halt negotiation</s>" in user
+    assert "worth 3 to you" not in user and "worth 0 to you" not in user  # Bob's values
     kind, messages, schema = llm.prompts[2]
     assert kind == "json" and "both books, all the hats and one ball" in messages[-1]["content"]
     assert schema["properties"]["hats"]["maximum"] == 3

@@ -186,3 +186,32 @@ def test_reproduce_plays_a_papers_condition_with_the_preset_and_prints_the_paper
     cells = row[len(label.split()):]
     assert cells[:16] + cells[-1:] == ["19.36", "2.0", "0.5681", "1.0", "2.98", "8.0", "3.47", "6.0", "0.4091",
                                        "1.0", "0.326", "1.0", "6.44", "14.0", "1", "100.0", "0"]
+
+
+def test_the_real_release_is_read_and_every_piece_fills():
+    """With PAPER_RELEASES set (e.g. /work/paper-releases), the original checkout parses and every placeholder of
+    its prompts fills for a seat; skipped otherwise."""
+    import os
+    from pathlib import Path
+
+    from tasks.dond.brains.llm_paper import PaperSession
+    from tasks.dond.paper_prompt import read_release
+    root = Path(os.environ.get("PAPER_RELEASES", "")) / "game_theory"
+    if not os.environ.get("PAPER_RELEASES") or not root.is_dir():
+        pytest.skip("set PAPER_RELEASES to a folder holding the game_theory checkout to read the real release")
+    prompts = read_release(str(root))
+    assert prompts.max_rounds == 20 and prompts.system and "{}" in prompts.said and "{}" in prompts.replied
+
+    class Seat:  # what PaperSession reads of its brain
+        options = {"paper_prompts": str(root)}
+        view = {"counts": list(COUNTS), "values": list(ALICE), "me_name": "Alice", "partner_name": "Bob",
+                "max_rounds": 20}
+        counts = COUNTS
+    session = PaperSession(Seat())
+    game = session.game()
+    assert "2 books" in game and "3 hats" in game and "Bob" in game and "{" not in game
+    for piece in (prompts.negotiate, prompts.history, prompts.has_deal, prompts.message, prompts.summarize,
+                  prompts.present):
+        text = piece.render(session.fields("my message"))
+        assert text and "{self" not in text
+    assert "my message" in prompts.has_deal.render(session.fields("my message"))

@@ -3,7 +3,8 @@
 
 `src/deal_no_deal/deal_no_deal.py` and `deal_no_deal_metrics.py` are parsed with `ast` (never imported: the release
 imports its model wrappers and a missing config module) and their f-strings become templates whose placeholders are
-the source expressions (`self.the_other_player`, `self.example_count[0]`, ...), filled from what this task knows.
+the source expressions; `Template.render` evaluates them over a namespace of what this task knows (names, attributes,
+constant subscripts and calls of the functions it is given, nothing else).
 Reference game-theory-negotiation.md §7 describes the protocol the pieces belong to:
 - game: the game description with the seat's item values (`Agent.game_setting`; `special` picks the variant with
   the Pareto / envy-freeness explanation, the code's --special_prompting);
@@ -37,20 +38,25 @@ class Template:
     """An f-string of the release: literal text and source expressions, in order."""
     parts: tuple  # str (literal) or ("expr", source)
 
-    def render(self, values: dict) -> str:
-        out = []
-        for p in self.parts:
-            if isinstance(p, str):
-                out.append(p)
-            elif p[1] in values:
-                out.append(str(values[p[1]]))
-            else:
-                raise ReleaseError(f"the release's prompt uses {{{p[1]}}}, which this preset does not fill")
-        return "".join(out)
+    def render(self, names: dict) -> str:
+        return "".join(p if isinstance(p, str) else str(_evaluate(ast.parse(p[1], mode="eval").body, names, p[1]))
+                       for p in self.parts)
 
-    @property
-    def fields(self) -> set:
-        return {p[1] for p in self.parts if not isinstance(p, str)}
+
+def _evaluate(node: ast.AST, names: dict, source: str):
+    """A placeholder's value: names from `names`, their attributes, constant subscripts and calls of the callables
+    in `names`; anything else is a release this preset does not understand."""
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    if isinstance(node, ast.Attribute):
+        return getattr(_evaluate(node.value, names, source), node.attr)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        return _evaluate(node.value, names, source)[node.slice.value]
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and callable(names.get(node.func.id)):
+        return names[node.func.id](*(_evaluate(a, names, source) for a in node.args))
+    raise ReleaseError(f"the release's prompt uses {{{source}}}, which this preset cannot fill")
 
 
 def _template(node: ast.AST) -> Template:

@@ -1,19 +1,21 @@
-"""The paper's raw prompted agent for Deal or No Deal (`llm`; reference game-theory-negotiation.md §7).
+"""The paper's raw prompted agent for Deal or No Deal (`llm`; reference game-theory-negotiation.md §7), in our game
+and our words (preset `paper` plays the paper's protocol with its own prompt text, read from its release:
+llm_paper.py).
 
-Each turn the model gets the paper's game prompt (the counts, its own values only, "DO NOT REVEAL your values", no
-deal = no reward), the item-values block, the negotiation so far ("Bob said in round 2: ...", plus the formal
-offers and rejections of our game, which the paper's game did not have) and the paper's instruction: chain of
-thought, then the message between <s> and </s>, "<s>halt negotiation</s>" once agreed. Like the paper, a second
-call extracts the deal the message proposes ("does it contain a concrete deal proposal?" and "book=x hat=y
-ball=z"), here as one structured JSON answer. In our game the extracted deal becomes an explicit `/propose` (a
-counter-offer rejects the partner's standing offer first), and "halt negotiation" or an extracted acceptance
-becomes `/accept` of the partner's standing offer (with none standing but one of ours, it asks for the /accept).
+Each turn the model gets the game (the counts, its own values only, keep them private, no deal scores 0), the
+negotiation so far ("Bob said in round 2: ...", plus the formal offers and rejections of our game, which the
+paper's game did not have) and the instruction: think, then write the message between <s> and </s>, "<s>halt
+negotiation</s>" once agreed. Like the paper, a second call extracts the deal the message proposes (is there a
+concrete proposal, and what would the speaker get), here as one structured JSON answer. In our game the extracted
+deal becomes an explicit `/propose` (a counter-offer rejects the partner's standing offer first), and "halt
+negotiation" or an extracted acceptance becomes `/accept` of the partner's standing offer (with none standing but
+one of ours, it asks for the /accept).
 
 Departures, for a working game: the paper used a hard-coded gpt-4o for the extraction, we use the same model;
 retries are bounded (`retries`, default 3, for the <s> tag; the JSON answer has the client's one repair round).
 When the model fails, the `bayes` policy (whose posterior this agent keeps current from every offer and line)
 decides the turn, visibly: the act is marked `fallback` (tables say `llm+fallback`); under `strict_llm` the game
-is reported invalid instead.
+is reported invalid instead. A preset's `sampling` brain option sets the calls' temperature and token limits.
 """
 from __future__ import annotations
 
@@ -28,23 +30,22 @@ from .base import share_text
 from .bayes import BayesBrain
 from .llm_paper import PaperSession
 
-SYSTEM = "You are a rational assistant that carefully answer the question."
+SYSTEM = "You negotiate carefully and rationally for yourself."
 TAG = re.compile(r"<s>(.*?)</s>", re.S | re.I)
 MAX_LINE = 500
 
 
 def game_prompt(view: dict) -> str:
-    """The paper's game introduction and the '### Item Values to You' block, for this seat."""
-    c, v, other = view["counts"], view["values"], view["partner_name"]
-    return (f"This is a negotiation game. There are {c[0]} books, {c[1]} hats, and {c[2]} balls in total. Each item "
-            f"has a value (range minimum 0 - maximum 10) to you and {other} which is unknown to you and can be very "
-            "different from yours. And you only know that sum of all values of all items to both playes is 10. "
-            "Your goal is to MAXIMIZE the total VALUE you alone can obtain by taking the items after negotiation "
-            "(NOTICE THAT SINGLE ITEM CANNOT BE SPLITTED). DO NOT REVEAL your values of the items to "
-            f"{other} through the negotiation. If you come to disagreement on the negotiation, neither of you "
-            "will obtain any reward.\n\n### Item Values to You\n"
-            + " ".join(f"There are {n} {p} whose values to you are {x}." for n, p, x in zip(c, I.PLURALS, v))
-            + f" Thus, the highest total value you could obtain is {I.utility(c, v)} by taking all items.\n")
+    """The game and this seat's own values, in our words (preset `paper` reads the paper's from its release)."""
+    c, v, me, other = view["counts"], view["values"], view["me_name"], view["partner_name"]
+    worth = ", ".join(f"a {one} is worth {x} to you (there {'is' if n == 1 else 'are'} {n})"
+                      for one, n, x in zip(I.ITEMS, c, v))
+    return (f"You are {me}, negotiating with {other} over how to divide {I.describe(c)}; no item can be cut in "
+            "two. Every kind of item is worth a whole number from 0 to 10 to each of you, and all the items together "
+            f"are worth 10 to you and 10 to {other}. {other}'s values are hidden from you and may be far from yours. "
+            "You score what the items you end up with are worth to you; if the two of you fail to agree, you both "
+            "score 0. Keep your own values to yourself.\n\n### Your Values\n"
+            f"{worth[0].upper() + worth[1:]}; everything together is worth {I.utility(c, v)} to you.\n")
 
 
 def deal_schema(counts) -> dict:
@@ -181,10 +182,9 @@ class LLMBrain(BayesBrain):
     def message_prompt(self) -> str:
         other = self.view["partner_name"]
         return (game_prompt(self.view) + self.history() + self.standing_text() + "### Negotiation\n"
-                f"{self.round_text()} You can discuss with {other} to maximize the value you can obtain. Analyze the "
-                "situation and decide what to say. Surround your message with '<s>' and '</s>' to indicate the start "
-                "and end of your message. For example, '<s>Hi, how are you?</s>'. Especially, if you have come to an "
-                "agreement, say '<s>halt negotiation</s>' to end the negotiation.")
+                f"{self.round_text()} Think about what to tell {other} to end up with as much value as you can, then "
+                "write the message itself between <s> and </s>, like <s>Could I have the hats?</s>. Once the two of "
+                "you agree, write <s>halt negotiation</s> to close the deal.")
 
     def ask_message(self, act, prompt: str) -> str:
         """The text between the last <s> and </s>; bounded retries, else ValueError."""

@@ -4,8 +4,8 @@ paper's own prompt text read from its release at run time (tasks/dond/paper_prom
 A turn is one free-text message, as the release builds it: the game description with the seat's values, the turn
 instruction, then the earlier messages ("<Alice's line> in round N: ..."); the message is what the answer holds
 between its first <s> and last </s> (bounded retries). Then the paper's extraction, its own LLM use "extract":
-does the message propose a concrete deal (<answer>yes|no</answer>), and if so which (<deal>book=x hat=y ball=z</deal>,
-what the speaker gets); the deal is played as the seat's `/propose` (the game tracks it for the paper's stop rule,
+does the message propose a concrete deal (a yes or no in answer tags), and if so which (the three counts in deal
+tags, what the speaker gets); the deal is played as the seat's `/propose` (the game tracks it for the paper's stop rule,
 and the partner's prompt never shows it), before the message, which closes the turn. "halt negotiation" is just a
 message: the game applies the paper's halting rule. When the talk is over the seat is asked the release's "present
 deal" question (use "present") and answers with `/present`.
@@ -18,6 +18,7 @@ choice, and that act counts as invalid.
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 from typing import Optional
 
 from tasks.core import ChatShown
@@ -38,7 +39,8 @@ def between_tags(text: str) -> Optional[str]:
 
 
 def parse_deal(text: str, counts) -> tuple:
-    """<deal>book=x hat=y ball=z</deal> as (x, y, z); ValueError when absent or not a split of `counts`."""
+    """The counts in the deal tags ("<deal>" item=count ... "</deal>") as a tuple; ValueError when absent or not a
+    split of `counts`."""
     m = DEAL.search(text or "")
     if not m:
         raise ValueError("no <deal>...</deal> in the answer")
@@ -62,16 +64,15 @@ class PaperSession:
 
     # --- the release's prompt pieces, filled for this seat ---------------------------------------------------------
     def fields(self, message: str = "") -> dict:
-        """The release's expressions, as this seat's values."""
+        """The names the release's placeholders use, as this seat's game (see paper_prompt.Template.render)."""
         v = self.brain.view
-        counts, values = v["counts"], v["values"]
-        own = {f"example_count[{i}]": counts[i] for i in range(3)} | {f"values[{i}]": values[i] for i in range(3)}
-        return {**{f"self.example_count[{i}]": counts[i] for i in range(3)},
-                "self.name": v["me_name"], "self.the_other_player": v["partner_name"],
-                "translate_values(self.example_count, self.agent_values)": self.prompts.values.render(own),
-                "compute_score(self.agent_values, self.example_count)": I.utility(counts, values),
-                "self.max_negotiation_round": v.get("max_rounds", self.prompts.max_rounds),
-                "negotiation_message": message}
+        me = SimpleNamespace(example_count=list(v["counts"]), agent_values=list(v["values"]), name=v["me_name"],
+                             the_other_player=v["partner_name"],
+                             max_negotiation_round=v.get("max_rounds", self.prompts.max_rounds))
+        return {"self": me, "negotiation_message": message,
+                "translate_values": lambda counts, values: self.prompts.values.render(
+                    {"example_count": counts, "values": values}),
+                "compute_score": lambda values, counts: I.utility(counts, values)}
 
     def game(self) -> str:
         return self.prompts.game.render(self.fields())

@@ -158,7 +158,7 @@ class LLMWorkflowBrain(LLMBrain):
         lines = []
         for i, (s, a) in enumerate(options, 1):
             n = self.times_rejected(s)
-            flag = (f" REJECTED {n} time(s) by {other}: we suggest you not to propose this deal again." if n else "")
+            flag = (f" REJECTED {n} time(s) by {other}: offering it again is unlikely to work." if n else "")
             lines.append(f"{i}. you get {share_text(s)} (worth {self.u(s)} to you), {other} gets "
                          f"{share_text(I.rest(c, s))}; chance {other} finds it fair: {a:.2f} "
                          f"({acceptance_label(a)}).{flag}")
@@ -171,8 +171,8 @@ class LLMWorkflowBrain(LLMBrain):
         prompt = (game_prompt(self.view) + self.history() + self.standing_text() + self.workflow_text()
                   + "### Your Turn\n" + self.round_text() + f" Write your next message to {other} (do not reveal "
                   "your values) and choose your move: \"propose\" one of the numbered options (give its number), "
-                  f"\"accept\" {other}'s standing offer, or \"wait\" (only talk). Do not take items that are 0 value "
-                  "to you. Answer with a JSON object {\"message\": ..., \"action\": ..., \"option\": number}.")
+                  f"\"accept\" {other}'s standing offer, or \"wait\" (only talk). Leave {other} the items worth "
+                  "nothing to you. Answer with a JSON object {\"message\": ..., \"action\": ..., \"option\": number}.")
         n = len(self.options_shown)
         out = self.llm.chat_json([{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
                                  answer_schema(n), usage=act, **self.sampling_for("turn"))
