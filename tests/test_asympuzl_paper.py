@@ -29,10 +29,10 @@ def reasoning_answer(truth=None, message="Here are my shapes.", actions=None):
             f"Final answer:\n```json\n{json.dumps({'message': message, 'actions': acts})}\n```")
 
 
-def play(fake, seed, agents, options):
+def play(fake, seed, agents, options, log_path=None):
     cfg = LLMConfig(model="test-model", base_url=fake.url, api_key="sk-test", timeout=5.0, max_retries=0)
     with LLMClient(cfg, sleep=lambda s: None) as llm:
-        return play_game(SPEC, seed, agents, options, llm=llm, log_path=None)
+        return play_game(SPEC, seed, agents, options, llm=llm, log_path=log_path)
 
 
 def test_the_paper_preset_sends_the_papers_parameters_and_prompt_structure():
@@ -117,10 +117,8 @@ def test_a_placeholder_message_is_not_sent_to_the_partner(preset, tmp_path):
     content = answer if preset == "ours" else "Thinking it through first.\n" + answer
     log = tmp_path / "game.jsonl"
     with FakeOpenAI(default=lambda r: content) as fake:
-        cfg = LLMConfig(model="test-model", base_url=fake.url, api_key="sk-test", timeout=5.0, max_retries=0)
-        with LLMClient(cfg, sleep=lambda s: None) as llm:
-            rec = play_game(SPEC, 3, {"a": "llm", "b": "share-all"}, {"preset": preset, "feedback": "none",
-                                                                       "size": 3}, llm=llm, log_path=str(log))
+        rec = play(fake, 3, {"a": "llm", "b": "share-all"}, {"preset": preset, "feedback": "none", "size": 3},
+                   log_path=str(log))
     rows = [json.loads(line) for line in log.read_text().splitlines()]
     shown = [r for r in rows if r["event"] != "agent_note"]
     assert not any(placeholder.lower() in json.dumps(r).lower() for r in shown)  # it reached nobody
@@ -131,10 +129,8 @@ def test_a_placeholder_message_is_not_sent_to_the_partner(preset, tmp_path):
 def test_turn_tokens_are_counted_with_the_common_tokenizer(tmp_path):
     inst = SPEC.generate(5, {"size": 3})
     with FakeOpenAI(default=lambda r: reasoning_answer(inst["truth"])) as fake:
-        cfg = LLMConfig(model="test-model", base_url=fake.url, api_key="sk-test", timeout=5.0, max_retries=0)
-        with LLMClient(cfg, sleep=lambda s: None) as llm:
-            play_game(SPEC, 5, {"a": "llm", "b": "share-all"}, {"preset": "paper", "feedback": "both", "size": 3},
-                      llm=llm, log_path=str(tmp_path / "g.jsonl"))
+        play(fake, 5, {"a": "llm", "b": "share-all"}, {"preset": "paper", "feedback": "both", "size": 3},
+             log_path=str(tmp_path / "g.jsonl"))
     games = tokens.read_logs([tmp_path])
     assert len(games) == 1 and {n["tokenizer"] for n in games[0]} == {"cl100k_base"}
     rows = tokens.turn_table(games)
