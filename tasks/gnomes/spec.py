@@ -11,13 +11,14 @@ from .game import GnomesGame
 
 # The paper's protocol (facts: ../shared/reference/gnomes-at-night.md): AISMCTS-F with n = 100 iterations and random
 # roll-outs (planner=paper), its messages read into flags and its inquiries answered by gpt-3.5-turbo (reader=llm)
-# with the release's own prompts (read from --paper-prompts) at the API's default temperature: none is sent.
+# with the release's own prompts (read from --paper-prompts) at the API's default temperature: none is sent. The
+# paper's calls had no deadline; ours: 120 s per call (a free-text answer of a slow endpoint fits).
 PAPER = Preset(
     "paper",
     "the paper's agent: AISMCTS-F with n = 100 iterations and random roll-outs, chat read into flags and "
     "inquiries answered by the LLM with the release's own prompts (its answer's last line read as the release "
     "does), no temperature sent (the API's default)",
-    brain_options={"planner": "paper", "reader": "llm", "sampling": {"*": {"temperature": "default"}}},
+    brain_options={"planner": "paper", "reader": "llm", "sampling": {"*": {"temperature": "default", "deadline": 120}}},
     release_files=(RELEASE_FILE,),
     release=RELEASE,
 )
