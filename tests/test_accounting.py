@@ -144,3 +144,23 @@ def test_no_baseline_without_a_model(tmp_path, capsys):
     assert local.main(["travel", "--games", "2", "--agents", "solver,solver", "--parallel", "1",
                        "--out", str(tmp_path)]) == 0
     assert "without LLM" not in capsys.readouterr().out and not (tmp_path / "baseline").exists()
+
+
+def test_dond_table_leaves_invalid_games_out_of_its_row(tmp_path, monkeypatch, capsys):
+    """dond prints the paper's layout with its own evaluator: an invalid game is in no figure of the row either."""
+    from tasks.dond import evaluate as dond_evaluate
+
+    real = dond_evaluate.play_game
+
+    def one_invalid(spec, seed, *args, **kw):
+        rec = real(spec, seed, *args, **kw)
+        if kw.get("index") == 1:
+            rec = dataclasses.replace(rec, results={**rec.results, "status": "invalid", "invalid": True,
+                                                    "deal": False})
+        return rec
+
+    monkeypatch.setattr(dond_evaluate, "play_game", one_invalid)
+    spec = get_task("dond")
+    assert dond_evaluate.main_table(spec, {"alice": "bayes", "bob": "bayes"}, {}, None, 3, 0, str(tmp_path)) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("this run"))
+    assert "1 invalid" in row and row.split(")")[1].split()[0] == "2"  # n: the two valid games

@@ -12,8 +12,8 @@ import os
 import sys
 from typing import Optional
 
-from tasks.core import Abort, MatchDriver, SeatInfo, build_match
-from tasks.core.evaluation import format_table
+from tasks.core import Abort, MatchDriver, SeatInfo, build_match, llm_acts
+from tasks.core.evaluation import format_table, summarize_results
 
 from . import psp
 from .data import default_path
@@ -95,12 +95,10 @@ def main_released(spec, agents: dict, options: dict, llm, games_limit: Optional[
     if games_limit:
         games = games[:games_limit]
     results = run_released(spec, games, agents, mode, llm, brain_options, options=options, parallel=parallel)
-    label = ",".join(agents[s] for s in spec.seats)
-    if any((r.get("llm") or {}) and any(f.get("fallback") for f in r["llm"].values()) for r in results):
-        label += "+fallback"
+    label = llm_acts.agent_label(agents, spec.seats, results)
     cond = f"psp {mode}" if mode else "self-play (released instances)"
     summarize = spec.summarize or summarize_dialogues  # a task's own summary adds columns (e.g. words per party)
-    rows = [{"agents": label, "condition": cond, **summarize(results)},
+    rows = [{"agents": label, "condition": cond, **summarize_results(spec, results, summarize)},
             {"agents": "humans", "condition": "released dialogues",
              **summarize([g.human_results() for g in games])}]
     header = []

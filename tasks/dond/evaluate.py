@@ -16,7 +16,7 @@ import csv
 import json
 import os
 
-from tasks.core.evaluation import agent_label, default_out, format_table, llm_use_table, play_game
+from tasks.core.evaluation import agent_label, default_out, format_table, is_invalid, llm_use_table, play_game
 from tasks.core.parallel import map_games
 
 from . import metrics, published
@@ -112,7 +112,9 @@ def main_table(spec, agents: dict, options: dict, llm, games: int, seed: int, ou
     label = agent_label(spec, agents, records)
     refs = [metrics.reference(i["counts"], i["values"]["alice"], i["values"]["bob"]) for i in instances]
     preset = options.get("preset") or "ours"
-    table = [_cells(f"this run: {label} (preset {preset})", metrics.row([r.results for r in records])),
+    played = [r.results for r in records if not is_invalid(r.results)]  # strict LLM mode: in no mean, counted
+    invalid = f", {len(records) - len(played)} invalid" if len(played) < len(records) else ""
+    table = [_cells(f"this run: {label} (preset {preset}{invalid})", metrics.row(played)),
              _cells("best (EF+PO, max total)", metrics.best_row(refs))]
     source, notes = "generated" + (f", hard L1<={bound}" if bound is not None else ""), []
     if options.get("data"):

@@ -26,7 +26,7 @@ from .condition import Condition
 from .conditions import sweep_conditions
 from .dry_run import estimate, play_pilot, price, prices_of
 from .play import GameRecord
-from .tables import format_table, llm_totals, summary_table
+from .tables import format_table, is_invalid, llm_totals, summary_table
 
 
 PRESET = "paper"
@@ -125,10 +125,6 @@ def reproduce(spec: TaskSpec, llm, *, games: int, seed: int, out_dir: str, paper
     return 0
 
 
-def _invalid(record: GameRecord) -> bool:
-    return bool(record.results.get("invalid")) or record.results.get("status") == "invalid"
-
-
 def row_of(spec: TaskSpec, cond: ReproCondition, records: list[GameRecord]) -> dict:
     """One condition: the paper's and this run's figures per column, games, valid %, effective %, invalid."""
     summary = summary_table(spec, records) if records else {}
@@ -142,7 +138,7 @@ def row_of(spec: TaskSpec, cond: ReproCondition, records: list[GameRecord]) -> d
     row["valid %"] = round(100 * sums["valid"] / sums["acts"], 1) if sums["acts"] else ""
     row["effective %"] = (round(100 * sum(e or 0 for e in effective) / sums["acts"], 1)
                           if sums["acts"] and any(e is not None for e in effective) else "")
-    row["invalid"] = sum(_invalid(r) for r in records)
+    row["invalid"] = sum(is_invalid(r.results) for r in records)
     return row
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import os
-from typing import Optional
+from typing import Callable, Optional
 
 from tasks.core import TaskSpec
 from tasks.core import llm_acts as llm_figures
@@ -20,12 +20,18 @@ def is_invalid(results: dict) -> bool:
 
 
 def summary_table(spec: TaskSpec, records: list[GameRecord]) -> dict:
-    """The task's summary columns over the valid games (an invalid game is in no mean), the LLM columns over every
-    game, and with LLM seats or invalid games an `invalid` column counting the games left out."""
-    results = [r.results for r in records]
+    """The summary row of played games (`summarize_results`)."""
+    return summarize_results(spec, [r.results for r in records])
+
+
+def summarize_results(spec: TaskSpec, results: list[dict], summarize: Optional[Callable] = None) -> dict:
+    """The task's summary columns (`summarize`, default the task's own) over the valid games (an invalid game is in
+    no mean), the LLM columns over every game, and with LLM seats or invalid games an `invalid` column counting the
+    games left out."""
     played = [r for r in results if not is_invalid(r)]
-    if spec.summarize:
-        summary = dict(spec.summarize(played))
+    summarize = summarize or spec.summarize
+    if summarize:
+        summary = dict(summarize(played))
     else:
         done = [r for r in played if r.get("status") == "completed"]
         summary = {"games": len(played), "completed %": round(100 * len(done) / max(1, len(played)), 1)}
