@@ -397,3 +397,18 @@ class FakeOpenAI:
             usage.setdefault("total_tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0))
             body["usage"] = usage
         return body
+
+
+def play_against(answer: Responder, spec: Any, seed: int, agents: dict, options: dict, log_path: str,
+                 brain_options: dict | None = None) -> tuple[Any, list[dict]]:
+    """One local game of task `spec` whose LLM is a FakeOpenAI answering with `answer` (a responder as above):
+    the game's record and the JSON bodies of the requests, in order."""
+    from bots.llm import LLMClient, LLMConfig  # here, so that the server itself stays stdlib-only
+    from tasks.core import evaluation
+
+    with FakeOpenAI(default=answer) as fake:
+        cfg = LLMConfig(model="test-model", base_url=fake.url, api_key="sk-test", timeout=5.0, max_retries=0)
+        with LLMClient(cfg, sleep=lambda s: None) as llm:
+            rec = evaluation.play_game(spec, seed, agents, options, llm=llm, log_path=log_path,
+                                       brain_options=brain_options)
+        return rec, [r["json"] for r in fake.requests]

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from bots.llm import LLMClient, LLMConfig
+from bots.llm import LLMConfig
 from tasks import get_task
-from tasks.core import PresetError, evaluation
+from tasks.core import PresetError
 from tasks.core.evaluation import read_rows
 from tasks.gnomes import metrics
 from tasks.gnomes.brains import paper_language
-from tests.fake_openai import FakeOpenAI, request_schema
+from tests.fake_openai import play_against, request_schema
 
 GNOMES = get_task("gnomes")
 FAKE_RELEASE = '''
@@ -70,13 +70,8 @@ def answer(req: dict) -> str:
 
 
 def play(tmp_path, agents, options, brain_options=None):
-    with FakeOpenAI(default=answer) as fake:
-        cfg = LLMConfig(model="test-model", base_url=fake.url, api_key="sk-test", timeout=5.0, max_retries=0)
-        with LLMClient(cfg, sleep=lambda s: None) as llm:
-            rec = evaluation.play_game(GNOMES, 3, agents, {"rounds": 2, **options}, llm=llm,
-                                       log_path=str(tmp_path / "g.jsonl"), brain_options=brain_options)
-        reqs = [r["json"] for r in fake.requests]
-    return rec, reqs
+    return play_against(answer, GNOMES, 3, agents, {"rounds": 2, **options}, str(tmp_path / "g.jsonl"),
+                        brain_options)
 
 
 def notes(tmp_path):

@@ -13,20 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from bots.llm import LLMClient, LLMConfig
 from tasks import get_task
-from tasks.core import PresetError, evaluation
+from tasks.core import PresetError
 from tasks.core.evaluation import read_rows
 from tasks.travel.brains import paper_release, release_text
-from tests.fake_openai import FakeOpenAI, request_schema
+from tests.fake_openai import play_against, request_schema
+from tests.test_travel_paper_prompts import FLAGS  # the paper's input flags per agent, in order
 
 TRAVEL = get_task("travel")
-FLAG_ORDER = {
-    "baseline": ["World-state-own", "History", "Observation"],
-    "grounding": ["World-state-own", "World-state-user", "History", "Observation"],
-    "state-tracking": ["World-state-own", "World-state-user", "Visited", "Remaining", "Observation"],
-    "problem-solving": ["World-state-own", "World-state-user", "Remaining", "Visited", "IBP", "Observation"],
-}
 # The release's function shapes with our own placeholder words (3.12-style nested quotes included, as in the release)
 AGENT_FN = '''
 def {fn}(params: dict, N: int):
@@ -85,13 +79,8 @@ def paper_answer(req: dict) -> str:
 
 
 def play(tmp_path, agents, options, brain_options=None):
-    with FakeOpenAI(default=paper_answer) as fake:
-        cfg = LLMConfig(model="test-model", base_url=fake.url, api_key="sk-test", timeout=5.0, max_retries=0)
-        with LLMClient(cfg, sleep=lambda s: None) as llm:
-            rec = evaluation.play_game(TRAVEL, 2, agents, {"turn_limit": 4, **options}, llm=llm,
-                                       log_path=str(tmp_path / "g.jsonl"), brain_options=brain_options)
-        reqs = [r["json"] for r in fake.requests]
-    return rec, reqs
+    return play_against(paper_answer, TRAVEL, 2, agents, {"turn_limit": 4, **options}, str(tmp_path / "g.jsonl"),
+                        brain_options)
 
 
 def flags(text: str) -> list[str]:
@@ -122,7 +111,7 @@ def test_paper_preset_sends_the_papers_prompts_sampling_and_inputs(tmp_path, lig
             assert "response_format" not in req  # free text with the paper's flags
             assert len(req["messages"]) == 2 + 2 * k  # the whole conversation so far
             user = req["messages"][-1]["content"]
-            assert flags(user) == FLAG_ORDER[variant]
+            assert flags(user) == FLAGS[variant]
             assert (":" in user.split("]")[1][:1]) == (variant != "baseline")  # the release: no colons for baseline
             if variant in ("baseline", "grounding"):  # the paper's ablation: no agreed path in any form
                 assert "Visited" not in user and "agreed" not in user.lower()

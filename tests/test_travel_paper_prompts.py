@@ -10,12 +10,10 @@ import re
 
 import pytest
 
-from tasks.core import evaluation
 from tasks.core.evaluation import read_rows
-from bots.llm import LLMClient, LLMConfig
 from tasks import get_task
 from tasks.travel.spec import PAPER_SAMPLING
-from tests.fake_openai import FakeOpenAI, request_schema
+from tests.fake_openai import play_against, request_schema
 
 TRAVEL = get_task("travel")
 FLAGS = {
@@ -49,13 +47,8 @@ def answer(req: dict) -> str:
 
 def play(tmp_path, agents, options=None, brain_options=None):
     brain_options = {"sampling": PAPER_SAMPLING, **(brain_options or {})}
-    with FakeOpenAI(default=answer) as fake:
-        cfg = LLMConfig(model="test-model", base_url=fake.url, api_key="sk-test", timeout=5.0, max_retries=0)
-        with LLMClient(cfg, sleep=lambda s: None) as llm:
-            rec = evaluation.play_game(TRAVEL, 4, agents, {"rules": "paper", "turn_limit": 4, **(options or {})},
-                                  llm=llm, log_path=str(tmp_path / "g.jsonl"), brain_options=brain_options)
-        reqs = [r["json"] for r in fake.requests]
-    return rec, reqs
+    return play_against(answer, TRAVEL, 4, agents, {"rules": "paper", "turn_limit": 4, **(options or {})},
+                        str(tmp_path / "g.jsonl"), brain_options)
 
 
 def turns_of(reqs, world):
