@@ -161,5 +161,6 @@ def main(argv: list[str]) -> int:
     if args.play is not None:
         return play_at_terminal(spec, args.play, args.seed, agents, options, llm, out_dir, brain_options)
     if args.games == 1:
-        return play_one(spec, args.seed, agents, options, llm, out_dir, brain_options, quiet=args.quiet)
+        return play_one(spec, args.seed, agents, options, llm, out_dir, brain_options, quiet=args.quiet,
+                        baseline=not args.no_baseline)
     return play_conditions(spec, args, agents, options, llm, out_dir, brain_options)

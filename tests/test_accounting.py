@@ -140,6 +140,19 @@ def test_an_llm_run_prints_the_same_seeds_without_the_llm(tmp_path, monkeypatch,
     assert "without LLM" not in skipped and not (tmp_path / "without" / "baseline").exists()
 
 
+def test_one_llm_game_prints_its_baseline_too(tmp_path, monkeypatch, capsys):
+    with FakeOpenAI(default=lambda req: {"status": 500}) as fake:
+        monkeypatch.setenv("LLM_MODEL", "test-model")
+        monkeypatch.setenv("LLM_BASE_URL", fake.url)
+        monkeypatch.setenv("LLM_MAX_RETRIES", "0")
+        assert local.main(["travel", "--agents", "solver,grounding", "--quiet", "--out", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("agents"))
+    assert lines[header + 2].startswith("solver,grounding+fallback ")
+    assert lines[header + 3].startswith("solver,grounding without LLM (baseline) ")
+    assert (tmp_path / "baseline" / "game.jsonl").exists()
+
+
 def test_no_baseline_without_a_model(tmp_path, capsys):
     assert local.main(["travel", "--games", "2", "--agents", "solver,solver", "--parallel", "1",
                        "--out", str(tmp_path)]) == 0

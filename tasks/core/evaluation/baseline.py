@@ -33,10 +33,10 @@ def play_baseline(spec: TaskSpec, plans: list[Condition], args, llm, out_dir: st
     options = {**brain_options, "strict_llm": False}
     _, by_condition = sweep(spec, [plans[n] for n in chosen], args, None,
                                        os.path.join(out_dir, BASELINE_DIR), options, kind="baseline")
-    return [(n, [_without_llm(r) for r in records]) for n, records in zip(chosen, by_condition or [])]
+    return [(n, [without_llm(r) for r in records]) for n, records in zip(chosen, by_condition or [])]
 
 
-def _without_llm(record: GameRecord) -> GameRecord:
+def without_llm(record: GameRecord) -> GameRecord:
     """The record without LLM figures: the acts an LLM agent notes when it has no model are not the row's point."""
     results = {k: v for k, v in record.results.items() if k != "llm"}
     return dataclasses.replace(record, results=results, llm_acts=[])

@@ -7,6 +7,7 @@ import os
 
 from tasks.core import TaskSpec
 
+from .baseline import BASELINE_DIR, baseline_label, baseline_plans, without_llm
 from .conditions import Condition, grid_conditions, list_conditions, run_conditions
 from .play import play_game
 from .tables import agent_label, format_table, llm_use_table, summary_table
@@ -31,15 +32,21 @@ def play_at_terminal(spec: TaskSpec, seat: str, seed: int, agents: dict, options
 
 
 def play_one(spec: TaskSpec, seed: int, agents: dict, options: dict, llm, out_dir: str, brain_options: dict,
-             quiet: bool = False) -> int:
-    """One game of agents: its transcript (unless quiet), then its table and LLM use table."""
+             quiet: bool = False, baseline: bool = True) -> int:
+    """One game of agents: its transcript (unless quiet), then its table and LLM use table; with an LLM agent and a
+    model (unless `baseline` is false) the same seed without the LLM as a second row (baseline.py)."""
     print(f"{spec.title}: {' vs '.join(f'{agents[s]} ({s})' for s in spec.seats)}, seed {seed}")
     rec = play_game(spec, seed, agents, options, llm=llm, log_path=os.path.join(out_dir, "game.jsonl"),
                     show=None if quiet else print, brain_options=brain_options)
-    summary = summary_table(spec, [rec])
     label = agent_label(spec, agents, [rec], brain_options)
+    rows = [{"agents": label, **summary_table(spec, [rec])}]
+    if baseline and baseline_plans(spec, [Condition(agents, options)], llm, brain_options):
+        base = play_game(spec, seed, agents, options, log_path=os.path.join(out_dir, BASELINE_DIR, "game.jsonl"),
+                         brain_options={**brain_options, "strict_llm": False})
+        rows.append({"agents": baseline_label(agents, spec.seats), **summary_table(spec, [without_llm(base)])})
+    header = list(dict.fromkeys(k for r in rows for k in r))
     print()
-    print(format_table(["agents", *summary.keys()], [[label, *summary.values()]]))
+    print(format_table(header, [[r.get(k) for k in header] for r in rows]))
     uses = llm_use_table([(label, [rec])])
     if uses:
         print("\nLLM acts per seat and use:\n" + uses)
