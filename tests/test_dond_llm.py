@@ -275,3 +275,31 @@ def test_cli_refuses_the_llm_agents_without_a_model(monkeypatch):
     for agents in ("llm,bayes", "bayes,llm-workflow"):
         with pytest.raises(SystemExit, match="needs an LLM"):
             local.main(["dond", "--agents", agents])
+
+
+def test_the_table_shows_when_the_fallback_played_and_counts_strict_failures(tmp_path, monkeypatch, capsys):
+    """Issue 31 item 8/9: a dead model's games equal the symbolic pair's because `bayes` played; the table says so
+    (llm+fallback, 0% effective, the baseline row on the same seeds beside it), and under --strict-llm the games are
+    invalid: counted in the invalid column, in no mean, with no '+fallback' label."""
+    monkeypatch.setenv("LLM_MODEL", "test-model")
+    monkeypatch.setenv("LLM_MAX_RETRIES", "0")
+    with FakeOpenAI(default=lambda req: {"status": 503}) as fake:
+        monkeypatch.setenv("LLM_BASE_URL", fake.url)
+        assert local.main(["dond", "--games", "3", "--agents", "llm,bayes", "--out", str(tmp_path / "a")]) == 0
+        loose = capsys.readouterr().out
+        assert local.main(["dond", "--games", "3", "--agents", "llm,bayes", "--strict-llm",
+                           "--out", str(tmp_path / "b")]) == 0
+        strict = capsys.readouterr().out
+
+    def row(out, start):
+        return next(ln for ln in out.splitlines() if ln.startswith(start)).split()
+    ours = row(loose, "this run: llm+fallback,bayes (preset ours)")
+    base = row(loose, "llm,bayes without LLM (baseline) (preset ours)")
+    assert ours[-10:] == base[-10:] and ours[-1] == "0"  # the same figures, and the label says why
+    lines = loose.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("agents") and "effective %" in ln)
+    cells = dict(zip(re.split(r"\s{2,}", lines[at].strip()), re.split(r"\s{2,}", lines[at + 2].strip())))
+    assert (cells["seat"], cells["use"]) == ("alice", "turn")
+    assert (cells["valid %"], cells["effective %"], cells["fallback %"]) == ("0.0", "0.0", "100.0")
+    bad = row(strict, "this run: llm,bayes (preset ours)")
+    assert bad[-10] == "0" and bad[-1] == "3" and set(bad[-9:-1]) == {"-"}  # n 0, every mean blank, 3 invalid

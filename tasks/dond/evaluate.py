@@ -17,17 +17,24 @@ import json
 import os
 
 from tasks.core.evaluation import agent_label, default_out, format_table, is_invalid, llm_use_table, play_game
+from tasks.core.evaluation.baseline import baseline_label
 from tasks.core.parallel import map_games
 
 from . import metrics, published
 from .parse import parse_hard
 
-HEADER = ["row", "n", "agreement", "Alice", "Bob", "PO", "EF", "EF&PO", "total", "rounds"]
+HEADER = ["row", "n", "agreement", "Alice", "Bob", "PO", "EF", "EF&PO", "total", "rounds", "invalid"]
 RATES = ("agreement", "PO", "EF", "EF&PO")
 
 
-def _cells(label: str, r: dict) -> list:
-    return [label, r.get("n", "-")] + [metrics.fmt(r.get(c), c in RATES) for c in metrics.COLUMNS]
+def _cells(label: str, r: dict, invalid="-") -> list:
+    return [label, r.get("n", "-")] + [metrics.fmt(r.get(c), c in RATES) for c in metrics.COLUMNS] + [invalid]
+
+
+def _played(label: str, records) -> list:
+    """A row of games played here: strict-mode invalid games are in no mean, and counted."""
+    valid = [r.results for r in records if not is_invalid(r.results)]
+    return _cells(label, metrics.row(valid), len(records) - len(valid))
 
 
 def instances_for(spec, games: int, seed: int, options: dict) -> list[dict]:
@@ -43,7 +50,7 @@ def _published(name: str, n) -> list:
     rate = (lambda c: metrics.fmt(r[c], True))
     return [f"paper: {name}", n, rate("agreement"), metrics.fmt(r["Alice"]), metrics.fmt(r["Bob"]), rate("PO"),
             rate("EF"), metrics.fmt(1.0, True) if name.startswith("Best") else "-", metrics.fmt(r["total"]),
-            metrics.fmt(r["rounds"])]
+            metrics.fmt(r["rounds"]), "-"]
 
 
 def released_rows(options: dict, bound, instances: list[dict]) -> tuple[str, list, list]:
@@ -59,7 +66,7 @@ def released_rows(options: dict, bound, instances: list[dict]) -> tuple[str, lis
         if bound in published.TABLE_9 and not info["paper_sample"]:
             n, agree, ef, po, efpo = published.TABLE_9[bound]
             rows.append([f"paper T9: humans L1<={bound}", n, metrics.fmt(agree, True), "-", "-",
-                         metrics.fmt(po, True), metrics.fmt(ef, True), metrics.fmt(efpo, True), "-", "-"])
+                         metrics.fmt(po, True), metrics.fmt(ef, True), metrics.fmt(efpo, True), "-", "-", "-"])
     source = describe(info) + (f"; hard L1<={bound}" if bound is not None else "")
     if info["paper_sample"]:
         every = info["with_ef"] == len(instances)
@@ -112,10 +119,15 @@ def main_table(spec, agents: dict, options: dict, llm, games: int, seed: int, ou
     label = agent_label(spec, agents, records)
     refs = [metrics.reference(i["counts"], i["values"]["alice"], i["values"]["bob"]) for i in instances]
     preset = options.get("preset") or "ours"
-    played = [r.results for r in records if not is_invalid(r.results)]  # strict LLM mode: in no mean, counted
-    invalid = f", {len(records) - len(played)} invalid" if len(played) < len(records) else ""
-    table = [_cells(f"this run: {label} (preset {preset}{invalid})", metrics.row(played)),
-             _cells("best (EF+PO, max total)", metrics.best_row(refs))]
+    table = [_played(f"this run: {label} (preset {preset})", records)]
+    if llm is not None and any(spec.wants_llm(a, brain_options) for a in agents.values()):
+        # the same seeds with every brain built without the LLM: what the LLM added beside its fallback policy
+        def without_llm(i, inst):
+            return play_game(spec, seed + i, agents, options, llm=None, index=i, instance=inst,
+                             brain_options={**(brain_options or {}), "strict_llm": False})
+        base = map_games(without_llm, instances, parallel, "baseline games")
+        table.append(_played(f"{baseline_label(agents, spec.seats)} (preset {preset})", base))
+    table.append(_cells("best (EF+PO, max total)", metrics.best_row(refs)))
     source, notes = "generated" + (f", hard L1<={bound}" if bound is not None else ""), []
     if options.get("data"):
         source, more, notes = released_rows(options, bound, instances)
