@@ -176,4 +176,4 @@ def test_dond_table_leaves_invalid_games_out_of_its_row(tmp_path, monkeypatch, c
     spec = get_task("dond")
     assert dond_evaluate.main_table(spec, {"alice": "bayes", "bob": "bayes"}, {}, None, 3, 0, str(tmp_path)) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("this run"))
-    assert "1 invalid" in row and row.split(")")[1].split()[0] == "2"  # n: the two valid games
+    assert row.split()[-1] == "1" and row.split(")")[1].split()[0] == "2"  # invalid column 1; n: the two valid games
