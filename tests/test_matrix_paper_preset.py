@@ -112,6 +112,16 @@ def test_the_default_preset_is_our_labelled_variant(tmp_path):
     assert rec.results["outcome"] == {"alice": "Defect", "bob": "Defect"}
 
 
+def test_every_use_of_a_paper_turn_gets_the_protocols_deadline_and_tokens(tmp_path):
+    seats = {s: SeatInfo("agent", s.title(), "llm-workflow") for s in SPEC.seats}
+    _, brains = build_match(SPEC, 1, seats, options={"preset": "paper", "paper_prompts": fake_release(tmp_path)},
+                            timers=LOCAL_TIMERS)
+    for use in ("negotiate", "move", "chain:choice_1|choice_2", "summary"):
+        assert brains["alice"].sampling_of(use) == {"temperature": 1.0, "max_tokens": 2000, "deadline": 240}
+    _, brains = build_match(SPEC, 1, seats, options={}, timers=LOCAL_TIMERS)
+    assert brains["bob"].sampling_of("move") == {"max_tokens": 2000}  # ours: the client's deadline and temperature
+
+
 def test_either_sides_halt_ends_the_talk_under_the_paper_rule_and_not_under_ours():
     seats = {s: SeatInfo("person", s.title()) for s in SPEC.seats}
     for rule, stage in (("either", "move"), ("both", "negotiate")):
