@@ -36,8 +36,9 @@ Script entries (consumed one per chat request, in order):
 The default responder (``fake.default_responder``, also the ``default=`` constructor argument) is used once the
 script is exhausted; it has the callable signature above and by default returns ``"OK"``.
 
-Recorded traffic: ``fake.requests`` is a list of dicts ``{"method", "path", "headers", "json"}`` (header names are
-lower-cased) for every chat request, including those answered with errors. ``fake.last`` is the last one.
+Recorded traffic: ``fake.requests`` is a list of dicts ``{"method", "path", "headers", "json", "port"}`` (header
+names are lower-cased; ``port``: the client's, the same for requests on one kept-alive connection) for every chat
+request, including those answered with errors. ``fake.last`` is the last one.
 Token counts, when not scripted, are deterministic: prompt = total characters of message contents // 4 (at
 least 1), completion = characters of the content // 4 (at least 1).
 
@@ -184,7 +185,7 @@ class _Handler(BaseHTTPRequestHandler):
                                             "code": None}})
             return
         record = {"method": "POST", "path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
-                  "json": body, "form": request_form(body)}
+                  "json": body, "form": request_form(body), "port": self.client_address[1]}
         if fake.api_key is not None and record["headers"].get("authorization") != f"Bearer {fake.api_key}":
             fake._record(record)  # recorded, but does not consume a script entry
             self._send_json(401, {"error": {"message": "Incorrect API key provided.", "type": "authentication_error",

@@ -83,3 +83,10 @@ def test_a_long_answer_that_keeps_coming_outlasts_the_attempt_timeout(fake):
     with client_for(fake, timeout=1.0, max_retries=0) as client:
         assert client.chat(MSGS, deadline=60) == "word" * 60
     assert "abandoned" not in fake.requests[0]
+
+
+def test_streamed_answers_read_to_the_end_keep_the_connection(fake):
+    fake.script(["one answer", "another answer"])
+    with client_for(fake) as client:
+        assert client.chat(MSGS) == "one answer" and client.chat(MSGS) == "another answer"
+    assert fake.requests[0]["port"] == fake.requests[1]["port"]  # one connection, kept alive

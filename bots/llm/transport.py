@@ -19,6 +19,7 @@ non-streamed request keeps generating until the end). The events come back as th
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.client
 import select
 import ssl
@@ -87,8 +88,8 @@ class HTTPTransport:
             _abandon(conn, response)
             raise TransportError(f"{type(e).__name__}: {e}".rstrip(": ")) from None
         reply = Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, body)
-        if response.will_close:
-            conn.close()
+        if response.will_close or not response.isclosed():  # a body not read to its end: the connection is spent
+            _abandon(conn, response)
         else:
             self._keep(conn)
         return reply
@@ -145,7 +146,8 @@ def _read_events(response: http.client.HTTPResponse, sock, timeout: float, until
             break
         lines.append(line)
         if line.strip() == b"data: [DONE]":
-            response.read()  # the body's end (the last chunk of the chunked encoding): the connection is reusable
+            with contextlib.suppress(OSError, http.client.HTTPException):
+                response.read()  # the body's end (the last chunk): then the connection can serve the next request
             break
     return b"".join(lines)
 
