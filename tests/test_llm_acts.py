@@ -16,7 +16,7 @@ from bots import local
 from tasks.core import evaluation
 from tasks.core.evaluation import read_rows
 from bots.llm import LLMClient, LLMConfig
-from bots.study.replay_outputs import replay_paths
+from bots.study.replay_outputs import by_agents_table, replay_paths
 from tasks import get_task
 from tasks.core import Brain, MatchDriver, SeatInfo, build_match
 from tasks.core.llm_acts import acts_in, fell_back, llm_columns, per_seat, use_rows
@@ -151,6 +151,8 @@ def test_strict_llm_reports_the_game_invalid_and_the_replay_agrees(tmp_path):
     report = replay_paths([str(tmp_path / "g.jsonl")], out=str(tmp_path / "out"), plots=False, html_out=False,
                           echo=None)
     assert report.games[0].check == "ok" and report.games[0].status == "invalid"
+    header, table = by_agents_table(report.games)
+    assert table[0][header.index("invalid")] == 1  # the replay's table counts it as the local one does
 
 
 def test_strict_llm_from_the_command_line(tmp_path, monkeypatch, capsys):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from tasks.core import llm_acts
+from tasks.core.evaluation import summarize_results
 
 from .provision import make_private_dir, private_file
 from .replay_model import GameReplay, ReplayReport, agent_groups
@@ -161,7 +162,8 @@ def by_agents_table(games: list[GameReplay]) -> tuple[list[str], list[list]]:
         spec = gs[0].spec
         if getattr(spec, "summarize", None) and finished:
             try:
-                task_summary = dict(spec.summarize(finished))
+                # the one summary every table uses: invalid games (strict LLM mode) in no mean, counted
+                task_summary = summarize_results(spec, finished)
             except Exception as exc:
                 task_summary = {"summarize error": f"{type(exc).__name__}: {exc}"}
         for k in task_summary:
