@@ -106,7 +106,7 @@ def test_paper_preset_sends_the_release_prompt_with_the_paper_sampling(task, rel
         assert text[len(placeholder(FILES[task][seat])):].strip()  # then the context / history
         assert text.endswith("\nYou to" if seat == "assistant" and task == "mediation" else "\nYou:")
         assert r["temperature"] == 0.1 and r["top_p"] == 0.95 and 1 <= r["max_tokens"] <= 128
-        assert r["stop"] == STOPS[task]
+        assert "stop" not in r  # the release's stop words end the answer here (a chat model may open with one)
         assert "response_format" not in r  # free text, one line: no JSON act
         assert "\nError: " not in text  # every seat moved only when the game's turns let it
     files = {FILES[task][seat_of(task, r["messages"][0]["content"])] for r in reqs}
@@ -202,6 +202,17 @@ def test_the_paper_preset_without_the_release_stops_naming_files_and_where_to_ge
             build_match(spec, 1, seats, options=options)
         msg = str(err.value)
         assert paper_agent.RELEASE in msg and all(f in msg for f in set(FILES[task].values()))
+
+
+@pytest.mark.parametrize("task", sorted(FILES))
+def test_the_release_stop_words_end_an_answer_after_its_opening_break_or_echo(task, release):
+    spec = get_task(task)
+    seat = spec.seats[0]
+    brain = spec.make_brain("llm", seat, 1, None, {"protocol": "paper", "paper_prompts": release})
+    label = brain.prefix.strip()
+    assert brain.cut(f"\n\n{label} [message] hi there\nmore") == " [message] hi there"
+    assert brain.cut("[message] I see. You said 5") == "[message] I see. "  # the release stopped at "You" too
+    assert all(brain.cut(f"[message] a{w}b") == "[message] a" for w in STOPS[task])
 
 
 def test_parse_line_takes_one_protocol_line():

@@ -26,8 +26,9 @@ def released_options(jsonl: str) -> tuple[CliOption, ...]:
 
 
 # The paper's sampling for its LLM players (players.py): text-davinci-003 at temperature 0.1, top_p 0.95, at most 128
-# answer tokens (the brain lowers it to what the 4096-token window leaves); stop words are the brain's, per role.
-PAPER_SAMPLING = {"turn": {"temperature": 0.1, "top_p": 0.95, "max_tokens": 128}}
+# answer tokens (the brain lowers it to what the 4096-token window leaves); stop words are the brain's, per role. The
+# deadline is ours: a hosted model answers one line in seconds, a small local server needs minutes for a 4k prompt.
+PAPER_SAMPLING = {"turn": {"temperature": 0.1, "top_p": 0.95, "max_tokens": 128, "deadline": 300}}
 
 
 def paper_preset(release_files: tuple[str, ...], options: Optional[dict] = None, describe: str = "") -> Preset:

@@ -10,10 +10,16 @@ then the dialogue history one line per move in the release's format ("You: [mess
 "\\nYou to", so it writes " 0: [message] ..."). The model writes one line a turn: `[message] text`, `[propose]
 ...`, `[accept]`, `[reject]`, and where the release's protocol has them (Planning) `[think] ...` (kept in the
 prompt; the model is asked again) and `[tool] Search(...)` (our game's /search: its private result comes back as
-the next lines of the prompt). Only the first line of an answer counts (the release stopped at a newline).
+the next lines of the prompt).
+
+The release's stop words end the answer ("\n", "You", the other speakers' names), applied here to the answer's
+text rather than sent: a chat model may open its answer with a line break or by repeating the "You:" it was given,
+which the release's completion model, writing on after "You:", never did; both are skipped, then the answer ends
+at the first stop word, exactly where the release's model would have been stopped. (Sending them would end such an
+answer before its first word; the cost is up to 128 answer tokens a call instead of one line's.)
 
 Sampling as the paper (brain option `sampling`, set by each task's `paper` preset): temperature 0.1, top_p 0.95,
-the release's stop words, max_tokens = min(4096 - prompt tokens, 128), the prompt's tokens counted as the release
+max_tokens = min(4096 - prompt tokens, 128), the prompt's tokens counted as the release
 counted them, with cl100k_base (tasks/core/tokens.py; the model's own tokenizer may differ: the server's count is
 in the act's figures). Over the window, the release's optional span is cut once (Assignment: the first example;
 the mediation assistant: the example's "User 0 Information" block); still over, the act is invalid. An answer that
@@ -224,7 +230,7 @@ class PaperBrain(Brain):
                                           "window")
             line, error = None, ""
             for _ in range(int(self.options.get("attempts", ATTEMPTS))):
-                answer = self._call(act, text, left)
+                answer = self.cut(self._call(act, text, left))
                 try:
                     line = parse_line(answer, self.kinds[self.seat], self.recipient)
                     moves = [] if line.kind == "think" else self.moves(line)
@@ -250,8 +256,17 @@ class PaperBrain(Brain):
     def _call(self, act, text: str, left: int) -> str:
         sampling = dict(self.sampling("turn"))
         sampling["max_tokens"] = max(1, min(left, int(sampling.get("max_tokens") or 128)))
-        sampling.setdefault("stop", list(self.stops.get(self.seat, ())))
         return self.llm.chat([{"role": "user", "content": text}], usage=act, **sampling)
+
+    def cut(self, answer: str) -> str:
+        """The answer as the release's stop words would have ended it, after any line breaks and an echo of the
+        turn prefix ("You:", "You to") at its start."""
+        text = (answer or "").lstrip()
+        label = self.prefix.strip()
+        if text.startswith(label):
+            text = text[len(label):]
+        ends = [i for i in (text.find(w) for w in self.stops.get(self.seat, ())) if i >= 0]
+        return text[:min(ends)] if ends else text
 
     def _invalid(self, act, error: str) -> list:
         """The act gave no move: invalid, never a fallback (strict mode: the game ends invalid)."""
