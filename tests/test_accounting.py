@@ -177,3 +177,27 @@ def test_dond_table_leaves_invalid_games_out_of_its_row(tmp_path, monkeypatch, c
     assert dond_evaluate.main_table(spec, {"alice": "bayes", "bob": "bayes"}, {}, None, 3, 0, str(tmp_path)) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("this run"))
     assert row.split()[-1] == "1" and row.split(")")[1].split()[0] == "2"  # invalid column 1; n: the two valid games
+
+
+def test_matrix_games_rates_leave_invalid_trials_out(tmp_path, monkeypatch, capsys):
+    """matrix-games prints the paper's layout with its own evaluator: an invalid trial is in no NE rate."""
+    from tasks.matrix_games import evaluate as matrix_evaluate
+
+    real = matrix_evaluate.play_game
+
+    def second_invalid(spec, seed, *args, **kw):
+        rec = real(spec, seed, *args, **kw)
+        if kw.get("index") == 1:
+            rec = dataclasses.replace(rec, results={**rec.results, "status": "invalid", "invalid": True,
+                                                    "outcomes": []})
+        return rec
+
+    monkeypatch.setattr(matrix_evaluate, "play_game", second_invalid)
+    spec = get_task("matrix-games")
+    options = {"trials": 2, "negotiation": "0", "game": "prisoners-dilemma"}
+    assert matrix_evaluate.main_paper_table(spec, {"alice": "workflow", "bob": "workflow"}, options, None, 0,
+                                            str(tmp_path)) == 0
+    out = capsys.readouterr().out
+    assert "1 invalid (strict LLM mode)" in out
+    row = next(line for line in out.splitlines() if line.startswith("prisoners-dilemma"))
+    assert row.split()[1] == "1.00"  # the valid trial reached the NE: 1 of 1, not 1 of 2

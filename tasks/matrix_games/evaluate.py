@@ -8,7 +8,7 @@ import csv
 import os
 import sys
 
-from tasks.core.evaluation import agent_label, default_out, format_table, llm_use_table, play_game
+from tasks.core.evaluation import agent_label, default_out, format_table, is_invalid, llm_use_table, play_game
 from tasks.core.parallel import map_games
 
 from .catalogue import TESTBED
@@ -110,11 +110,12 @@ def main_paper_table(spec, agents: dict, options: dict, llm, seed: int, out_dir:
             if sys.stderr.isatty():
                 sys.stderr.write(f"\r{done}/{total} rooms")
             all_records += records
-            outs = [o for r in records for o in (r.results.get("outcomes") or [])]
+            played = [r for r in records if not is_invalid(r.results)]  # strict LLM mode: in no rate, counted
+            outs = [o for r in played for o in (r.results.get("outcomes") or [])]
             pay_rows.append([game, k, *[round(sum(o["payoffs"][s] for o in outs) / max(1, len(outs)), 2)
                                         for s in spec.seats], equilibrium_payoffs(game, options)])
-            ne = sum(o["is_ne"] for o in outs) / max(1, trials)
-            po = sum(o["po_ne"] for o in outs) / max(1, trials)
+            ne = sum(o["is_ne"] for o in outs) / max(1, len(played))
+            po = sum(o["po_ne"] for o in outs) / max(1, len(played))
             sums[k][0] += ne
             sums[k][1] += po
             row += [f"{ne:.2f}", f"{po:.2f}"]
@@ -124,7 +125,9 @@ def main_paper_table(spec, agents: dict, options: dict, llm, seed: int, out_dir:
     avg = ["average"] + [f"{sums[k][j] / len(games):.2f}" for k in ks for j in (0, 1)]
     avg += [_paper_cell(t, "average") for t in tables if t]
     rows.append(avg)
-    print(f"agents {agent_label(spec, agents, all_records)}, {trials} trials per game and condition")
+    invalid = sum(is_invalid(r.results) for r in all_records)
+    print(f"agents {agent_label(spec, agents, all_records)}, {trials} trials per game and condition"
+          + (f"; {invalid} invalid (strict LLM mode), left out of the rates" if invalid else ""))
     print(format_table(header, rows))
     uses = llm_use_table([(agent_label(spec, agents, all_records), all_records)])
     if uses:  # honest LLM figures: acts, valid %, fallback % per seat and use
