@@ -1,7 +1,8 @@
 """`./run_bot.sh reproduce TASK` (bots/reproduce.py -> tasks/core/evaluation/reproduce.py): a toy paper table on
-dond's LLM agent through the fake OpenAI server: the pilot's estimate is the pilot's tokens times the planned
-games (priced, or "price unknown"), nothing is played without confirmation, and the table sets the paper's columns
-beside this run's with valid %, effective % and invalid games, under a heading naming the preset and the model."""
+dond's LLM agent through the fake OpenAI server: the pilot (the run's first game) gives the estimate, its tokens
+times the planned games (priced, or "price unknown"); nothing more is played without confirmation; a second run of
+the same command measures on the recorded games and plays none again; the table sets the paper's columns beside
+this run's with valid %, effective % and invalid games, under a heading naming the preset and the model."""
 from __future__ import annotations
 
 import dataclasses
@@ -67,12 +68,11 @@ def test_pilot_estimate_then_the_papers_columns_beside_this_run(toy, tmp_path, m
     estimate = {r["condition"]: r for r in _rows(pilot_block.split(":\n", 1)[1])}
     total_prompt = total_completion = 0
     for cond in TOY.conditions:
-        # the pilot is game 0's seed with the same fake answers: its tokens are game 0's
-        first = _record(out, cond.label, 0)
+        first = _record(out, cond.label, 0)  # the pilot: the run's first game
         prompt, completion = _tokens(first, "prompt_tokens"), _tokens(first, "completion_tokens")
         row = estimate[cond.label]
-        assert float(row["tokens/game (pilot)"]) == prompt + completion > 0
-        assert int(row["games"]) == 3 and int(row["pilot acts"]) > 0
+        assert row["measured on"] == "pilot" and float(row["tokens/game"]) == prompt + completion > 0
+        assert int(row["games"]) == 3 and int(row["LLM acts"]) > 0
         assert int(row["prompt tokens"]) == prompt * 3 and int(row["completion tokens"]) == completion * 3
         assert row["price"] == f"{prompt * 3 / 1e6 * 2.5 + completion * 3 / 1e6 * 10:.2f}"
         total_prompt, total_completion = total_prompt + prompt * 3, total_completion + completion * 3
@@ -107,7 +107,17 @@ def test_price_unknown_and_no_game_without_confirmation(toy, tmp_path, monkeypat
     assert "price unknown" in captured.out and "nothing played" in captured.out
     assert "--yes" in captured.err
     assert "llm vs bayes" not in captured.out  # --condition: that row alone
-    assert not (out / slug("llm self-play")).exists() and not (out / "reproduction.txt").exists()
+    played = sorted(p.name for p in (out / slug("llm self-play") / "records").iterdir())
+    assert played == ["game-0000.json"] and not (out / "reproduction.txt").exists()  # the pilot alone
+    # the same command again: the recorded pilot is the measure, the run plays the other games only
+    asked = len(fake.requests)
+    with FakeOpenAI() as fake:
+        llm_env(fake, monkeypatch)
+        assert command.main(["dond", "--out", str(out), "--condition", "llm self-play", "--games", "3", "--yes"]) == 0
+    assert "1 recorded" in capsys.readouterr().out
+    played = sorted(p.name for p in (out / slug("llm self-play") / "records").iterdir())
+    assert played == ["game-0000.json", "game-0001.json", "game-0002.json"]
+    assert 0 < len(fake.requests) <= 2 * asked  # two games' worth (each is invalid at its first act), no pilot
 
 
 def test_clear_messages_without_a_model_a_table_or_a_known_condition(toy, tmp_path, monkeypatch):
@@ -137,4 +147,4 @@ def test_a_pilot_whose_calls_all_failed_says_its_tokens_are_unknown(toy, tmp_pat
         assert command.main(["dond", "--out", str(tmp_path), "--games", "1", "--condition", "llm self-play",
                              "--yes"]) == 0
     out = capsys.readouterr().out
-    assert "no LLM call of the pilot was answered in: llm self-play" in out
+    assert "no LLM call was answered in: llm self-play" in out

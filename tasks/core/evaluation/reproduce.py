@@ -1,7 +1,7 @@
 """`./run_bot.sh reproduce TASK`: a paper's LLM table (`TaskSpec.reproduction`) played with the configured model.
 
-A pilot game per condition measures tokens per game; the planned run's tokens and price are printed and confirmed
-before anything else is played. Then every condition plays its games with task option `preset: paper` under the
+A pilot game per condition (the run's first game, recorded as such) measures tokens per game; the planned run's
+tokens and price are printed and confirmed before anything else is played. Then every condition plays its games with task option `preset: paper` under the
 condition's options (each condition its own resumable sweep under the run folder), and one table compares the
 paper's figures with this run's: per column of the reproduction "<column> (paper)" beside "<column> (this run)",
 then games, valid %, effective % (acts whose moves the rules accepted) and invalid games. An LLM act that fails is
@@ -15,7 +15,7 @@ import os
 import re
 import sys
 from argparse import Namespace
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Callable, Optional
 
 from tasks.core import TaskSpec
@@ -24,13 +24,13 @@ from tasks.core.reproduction import ReproCondition
 
 from .condition import Condition
 from .conditions import sweep_conditions
-from .dry_run import estimate, play_pilot, price, prices_of
-from .play import GameRecord
+from . import sweep
+from .dry_run import estimate, price, prices_of
+from .play import GameRecord, play_game
 from .tables import format_table, is_invalid, llm_totals, summary_table
 
 
 PRESET = "paper"
-PILOT_DIR = "pilot"
 TABLE_FILES = ("reproduction.txt", "reproduction.csv")
 
 
@@ -55,28 +55,48 @@ def paper_setup(spec: TaskSpec, cond: ReproCondition, paper_prompts: Optional[st
     return Condition(dict(zip(spec.seats, cond.agents)), options, slug(cond.label)), brain_options
 
 
+def measured(spec: TaskSpec, plan: Condition, brain_options: dict, games: int, seed: int, llm,
+             out_dir: str) -> tuple[list[GameRecord], str]:
+    """The games a condition's estimate is measured on, and what they are: the condition's games recorded by an
+    earlier run of the same command (resumed), else a pilot, which is the run's first game: it is recorded where the
+    run keeps its games (the sweep then plays the others), so the pilot costs nothing extra."""
+    folder = os.path.join(out_dir, plan.sub)
+    rundir = sweep.RunDir(folder, {}, [folder])
+    jobs = sweep.plan(1, games, seed)
+    kept = [rundir.load(job) for job in jobs]
+    recorded = [GameRecord(**r) for job, r in zip(jobs, kept)
+                if r and r.get("seed") == job.seed and r.get("agents") == plan.agents]
+    if recorded:
+        return recorded, f"{len(recorded)} recorded"
+    first = jobs[0]
+    record = play_game(spec, first.seed, plan.agents, plan.options, llm=llm, log_path=rundir.log_path(first),
+                       index=first.index, brain_options=brain_options)
+    rundir.save(first, asdict(record))
+    return [GameRecord(**sweep.round_trip(asdict(record)))], "pilot"
+
+
 def pilot_table(spec: TaskSpec, setups, llm, games: int, seed: int, out_dir: str) -> tuple[str, dict]:
-    """Plays one pilot game per condition; (the estimate table with a warning under it for pilots whose LLM calls
-    were never answered, the totals of the planned run)."""
+    """Measures every condition (`measured`); (the estimate table with a warning under it for conditions whose LLM
+    calls were never answered, the totals of the planned run)."""
     prices = prices_of(llm)
     rows, totals, unmeasured = [], {"games": 0, "prompt tokens": 0, "completion tokens": 0}, []
     for cond, plan, brain_options in setups:
-        pilot = play_pilot(spec, plan, 1, seed, llm, os.path.join(out_dir, PILOT_DIR, plan.sub), brain_options)
-        t, acts = estimate(pilot, games, prices), llm_totals(pilot)
+        games_seen, source = measured(spec, plan, brain_options, games, seed, llm, out_dir)
+        t, acts = estimate(games_seen, games, prices), llm_totals(games_seen)
         totals = {k: totals[k] + t[k] for k in totals}
         if acts["acts"] and not acts["prompt_tokens"]:
             unmeasured.append(cond.label)
-        rows.append([cond.label, acts["acts"], acts["valid"], t["tokens/game"], t["games"], t["prompt tokens"],
-                     t["completion tokens"], _money(t["price"])])
-    rows.append(["all conditions", "-", "-", "-", totals["games"], totals["prompt tokens"],
+        rows.append([cond.label, source, acts["acts"], acts["valid"], t["tokens/game"], t["games"],
+                     t["prompt tokens"], t["completion tokens"], _money(t["price"])])
+    rows.append(["all conditions", "-", "-", "-", "-", totals["games"], totals["prompt tokens"],
                  totals["completion tokens"], _money(price(totals["prompt tokens"], totals["completion tokens"],
                                                            prices))])
-    header = ["condition", "pilot acts", "valid", "tokens/game (pilot)", "games", "prompt tokens",
+    header = ["condition", "measured on", "LLM acts", "valid", "tokens/game", "games", "prompt tokens",
               "completion tokens", "price"]
     text = format_table(header, rows)
     if unmeasured:
-        text += (f"\nno LLM call of the pilot was answered in: {'; '.join(unmeasured)} (failed or timed out): their "
-                 "tokens are unknown and counted as 0")
+        text += (f"\nno LLM call was answered in: {'; '.join(unmeasured)} (failed or timed out): their tokens are "
+                 "unknown and counted as 0")
     return text, totals
 
 
@@ -102,12 +122,12 @@ def reproduce(spec: TaskSpec, llm, *, games: int, seed: int, out_dir: str, paper
         raise SystemExit(f"{spec.name}: {exc.args[0]}") from None
     setups = [(c, *paper_setup(spec, c, paper_prompts)) for c in conditions]
     model = getattr(llm.config, "model", "?")
-    print(f"{spec.title}: {repro.source}, preset {PRESET}, model {model}; pilot of 1 game per condition",
-          file=sys.stderr)
+    print(f"{spec.title}: {repro.source}, preset {PRESET}, model {model}; a pilot game per condition (the run's "
+          "first)", file=sys.stderr)
     table, totals = pilot_table(spec, setups, llm, games, seed, out_dir)
-    print(f"Planned run ({games} games per condition), measured on the pilot:\n{table}")
-    if not confirm(f"Play {totals['games']} games ({totals['prompt tokens'] + totals['completion tokens']} tokens "
-                   "estimated)?"):
+    print(f"Planned run ({games} games per condition), tokens measured on the pilot:\n{table}")
+    if not confirm(f"Play the run ({totals['games']} games in all, the pilot's among them; "
+                   f"{totals['prompt tokens'] + totals['completion tokens']} tokens estimated)?"):
         print("nothing played")
         return 1
     by_label = {}
