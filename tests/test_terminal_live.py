@@ -18,10 +18,10 @@ class Terminal:
     def __init__(self, proc: subprocess.Popen):
         self.proc, self.seen = proc, ""
 
-    def until(self, text: str) -> str:
-        """Everything printed up to and including `text`; AssertionError when it does not come."""
+    def until(self, text: str, after: str = "") -> str:
+        """Everything printed up to `text` (printed after `after`); AssertionError when it does not come."""
         end = time.monotonic() + PATIENCE
-        while text not in self.seen:
+        while text not in self.seen[self.seen.find(after) + len(after) if after in self.seen else len(self.seen):]:
             left = end - time.monotonic()
             assert left > 0 and self.proc.poll() is None, f"never printed {text!r}; printed:\n{self.seen}"
             if select.select([self.proc.stdout], [], [], min(left, 1.0))[0]:
@@ -45,6 +45,8 @@ def test_help_is_answered_while_the_agent_thinks_and_its_move_comes_after(tmp_pa
         assert "b proposes" not in shown  # the agent is still thinking: /help did not wait for its turn
         release.touch()
         term.until("b proposes")
+        shown = term.until("\nA> ", after="b proposes")  # the prompt again, under the agent's lines
+        assert "A> B:" not in shown and "A> (B is" not in shown  # no line follows the waiting prompt on its line
         term.type("/quit")
         term.until("you left the game")
         assert proc.wait(timeout=PATIENCE) == 0

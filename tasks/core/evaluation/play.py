@@ -17,7 +17,7 @@ from tasks.core import (
 from tasks.core import llm_acts as llm_figures
 
 from .eventlog import JsonlRoomLog
-from .terminal import QUIT_WORDS, LiveTerminal
+from .terminal import QUIT_WORDS, LiveTerminal, PromptLine
 from .transcript import Transcript
 
 # No join or inactivity timers locally: nobody is paid, and a person at a terminal may think as long as they like.
@@ -68,7 +68,9 @@ def play_game(
     clock = time.time
     driver = MatchDriver(match, brains, clock=clock)
     log = JsonlRoomLog(log_path, room_id=f"local-{seed}") if log_path else None
-    transcript = Transcript(names, show, viewer=person_seats[0] if person_seats else None)
+    live = live and bool(person_seats)
+    screen = PromptLine(show, _write_out) if live and show is not None and ask is input else None
+    transcript = Transcript(names, screen.line if screen else show, viewer=person_seats[0] if person_seats else None)
 
     def deliver(batch):
         for e in batch:
@@ -76,7 +78,6 @@ def play_game(
                 log.write(e.event, e.data, receiver_id=e.to, t=clock())
             transcript.show(e)
 
-    live = live and bool(person_seats)
     try:
         for batch in driver.open(act=not live):
             deliver(batch)
@@ -87,7 +88,7 @@ def play_game(
             transcript.line("(type /help for the commands, /quit to leave)")
         if live:
             LiveTerminal(driver, person_seats[0], names, ask, deliver, transcript.line,
-                         lambda line: _parse_line(person_seats[0], line, clock(), spec.seats)).run()
+                         lambda line: _parse_line(person_seats[0], line, clock(), spec.seats), screen).run()
         while not match.over and not live:
             if not person_seats:
                 # Brains went quiet without finishing: the game cannot progress any more.
@@ -113,6 +114,11 @@ def play_game(
     if driver.llm_acts:
         results["llm"] = llm_figures.per_seat(driver.llm_acts)
     return GameRecord(index, seed, dict(agents), results, log_path, usage, list(driver.llm_acts))
+
+
+def _write_out(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def _parse_line(seat: str, line: str, t: float, seats: tuple[str, ...] = ()):

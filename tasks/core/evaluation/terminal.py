@@ -12,7 +12,7 @@ from __future__ import annotations
 import queue
 import threading
 import traceback
-from typing import Callable
+from typing import Callable, Optional
 
 from tasks.core import MatchDriver
 from tasks.core.driver import Thought
@@ -21,12 +21,34 @@ SHOW_AFTER = 0.5  # seconds an act must take before the terminal says the agent 
 QUIT_WORDS = ("/quit", "/exit")  # the terminal's own: they never reach the game
 
 
+class PromptLine:
+    """The builtin input() shows its prompt on stdout, and lines printed while it waits would follow the prompt on
+    its line: those start on a fresh line instead, and the prompt is shown again after them (`settle`)."""
+
+    def __init__(self, show: Callable[[str], None], write: Callable[[str], object]):
+        self.show, self.write = show, write
+        self.waiting: Optional[str] = None  # the prompt on the screen while input() waits for a line
+        self._moved = False
+
+    def line(self, text: str) -> None:
+        if self.waiting is not None and not self._moved:
+            self.write("\n")
+            self._moved = True
+        self.show(text)
+
+    def settle(self) -> None:
+        if self.waiting is not None and self._moved:
+            self.write(self.waiting)
+        self._moved = False
+
+
 class LiveTerminal:
     """One person's seat: `run(first_batches)` plays until the game ends, the person leaves, or input ends."""
 
     def __init__(self, driver: MatchDriver, seat: str, names: dict[str, str], ask: Callable[[str], str],
-                 deliver: Callable[[list], None], say: Callable[[str], None], parse: Callable[[str], object]):
-        self.driver, self.seat, self.names = driver, seat, names
+                 deliver: Callable[[list], None], say: Callable[[str], None], parse: Callable[[str], object],
+                 screen: Optional[PromptLine] = None):
+        self.driver, self.seat, self.names, self.screen = driver, seat, names, screen
         self.ask, self.deliver, self.say, self.parse = ask, deliver, say, parse
         self.events: "queue.Queue[tuple]" = queue.Queue()
         self._want_line = threading.Event()
@@ -60,17 +82,24 @@ class LiveTerminal:
                     self.say(f"({self.names[seat]} is thinking…)")
             elif kind == "end":
                 raise data
+            if self.screen:
+                self.screen.settle()
 
     def _read(self) -> None:
         prompt = f"{self.names[self.seat]}> "
         while True:
             self._want_line.wait()
             self._want_line.clear()
+            if self.screen:
+                self.screen.waiting = prompt
             try:
                 line = self.ask(prompt)
             except (EOFError, KeyboardInterrupt) as exc:
                 self.events.put(("end", exc))
                 return
+            finally:
+                if self.screen:
+                    self.screen.waiting = None
             self.events.put(("line", line))
 
     def _start_agents(self) -> None:
