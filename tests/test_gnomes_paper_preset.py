@@ -98,6 +98,14 @@ def test_paper_preset_sends_the_releases_prompts_without_a_temperature(tmp_path)
     assert rec.results["rounds_played"] == 2
 
 
+def test_aismcts_calls_no_model_unless_asked_to_read_with_it(tmp_path):
+    """Issue 31 item 9: with a model configured, the symbolic agent's results were the LLM's (2.93x the optimal
+    turns against 1.54x without): now only brain option reader=llm (or preset paper) gives it the model."""
+    rec, reqs = play(tmp_path, {"h": "partner", "e": "aismcts"}, {})
+    assert reqs == [] and rec.results["rounds_played"] == 2
+    assert not [n for n in notes(tmp_path) if n["kind"] == "llm_act"]
+
+
 def test_our_variant_with_an_llm_reader_asks_for_json_at_the_clients_temperature(tmp_path):
     _, reqs = play(tmp_path, {"h": "partner", "e": "aismcts"}, {}, {"reader": "llm"})
     assert reqs and all("response_format" in r and r["temperature"] == LLMConfig.temperature for r in reqs
