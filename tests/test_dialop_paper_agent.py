@@ -18,7 +18,9 @@ from tasks.core import SeatInfo, build_match
 from tasks.core.evaluation import play_game, read_rows
 from tasks.core.presets import PresetError
 from tasks.core.tokens import count as count_tokens
-from tasks.dialop import paper_agent
+from tasks.dialop import paper_agent, psp
+from tasks.dialop.data import default_path
+from tasks.dialop.runner import load_games, play_released
 from tests.fake_openai import FakeOpenAI, request_schema
 
 FILES = {"assignment": {"player1": "optimization.txt", "player2": "optimization.txt"},
@@ -251,3 +253,20 @@ def test_our_planning_assistant_is_shown_the_sites_it_is_told_it_sees(release):
     sites = get_task("planning").generate(5, {})["sites"]
     prompt = next(r for r in reqs if "ASSISTANT" in r["messages"][0]["content"])["messages"][-1]["content"]
     assert all(f"{s['name']} | {s['etype']} | ${s['price']}" in prompt for s in sites)
+
+
+@pytest.mark.skipif(not os.path.exists(default_path()), reason="the released DialOp data is not at "
+                    "../shared/data/dialop/data.zip")
+def test_prompted_self_play_hands_the_paper_agent_the_human_prefix_as_history(release):
+    spec = get_task("assignment")
+    game = load_games(spec, None)[0]
+    with FakeOpenAI(default=lambda r: "[message] ok") as fake:
+        cfg = LLMConfig(model="m", base_url=fake.url, api_key="k", timeout=5.0, max_retries=0)
+        with LLMClient(cfg, sleep=lambda s: None) as llm:
+            play_released(spec, game, {"player1": "llm", "player2": "llm"}, "50", llm,
+                          options={"preset": "paper", "paper_prompts": release})
+        first = fake.requests[0]["json"]["messages"][0]["content"]
+    said = [a["message"]["data"].strip() for a in game.record["action_log"] if a.get("type") == "message"]
+    n = psp.cut_index(game.record, "50")
+    assert n and all(f"[message] {t}" in first for t in said[:2])  # the humans' lines, as the release's players
+    assert first.startswith(placeholder("optimization.txt")) and len(fake.requests) <= 30  # 15 lines a seat

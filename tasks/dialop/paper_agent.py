@@ -40,7 +40,7 @@ RELEASE = "https://github.com/jlin816/dialop"
 PROMPTS_DIR = "dialop/prompts"
 CONTEXT_TOKENS = 4096   # text-davinci-003's window, which the release's max_tokens formula assumes
 ATTEMPTS = 3            # samples of one turn's line (evaluate.py)
-MAX_STEPS = 30          # the release's max_length: model lines a game (45 for Mediation)
+MAX_STEPS = 15          # model lines a seat: the release stopped a game after 30 (45 in Mediation, 3 seats)
 MAX_THINKS = 3          # [think] lines in a row before the act counts as invalid (ours: the release had no cap)
 
 _LINE = re.compile(r"^(?:(?P<to>0|1|all)\s*:\s*)?\[(?P<kind>[A-Za-z]+)\](?P<body>.*)$")

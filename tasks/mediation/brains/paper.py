@@ -48,7 +48,6 @@ class MediationPaperBrain(PaperBrain):
     kinds = {"user1": ("message", "accept", "reject"), "user2": ("message", "accept", "reject"),
              "assistant": ("message", "propose")}
     stops = {s: STOPS for s in PROMPTS}
-    max_steps = 45  # the release's max_length for Mediation
 
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
