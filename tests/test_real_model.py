@@ -146,15 +146,15 @@ def strict_cases() -> list:
 def test_an_invalid_game_is_labelled_the_same_way_in_every_task(tmp_path, task, seat, brain):
     spec = get_task(task)
     agents = {s: (brain if s == seat else spec.default_brains[i]) for i, s in enumerate(spec.seats)}
+    options = brain_options(task, brain, strict_llm=True)
     with client(None) as llm:
         rec = evaluation.play_game(spec, SEED, agents, dict(TASK_OPTIONS.get(task, {})), llm=llm,
-                                   log_path=str(tmp_path / "game.jsonl"),
-                                   brain_options=brain_options(task, brain, strict_llm=True))
+                                   log_path=str(tmp_path / "game.jsonl"), brain_options=options)
     acts = acts_in(r for _, r in read_rows(str(tmp_path / "game.jsonl")))
     check_accounting(rec, acts)
     assert not [a for a in acts if a["fallback"]]  # strict: nothing falls back
     summary = evaluation.summary_table(spec, [rec])
-    label = evaluation.agent_label(spec, agents, [rec])
+    label = evaluation.agent_label(spec, agents, [rec], options)
     assert "+fallback" not in label
     if rec.results["status"] == "invalid":
         assert rec.results["invalid"] is True and summary["invalid"] == 1 and acts[-1]["failed"]
