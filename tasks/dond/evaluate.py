@@ -99,11 +99,11 @@ def evaluate(spec, run) -> int | None:
     if run.play or run.population or not (run.games > 1 or run.options.get("data")):
         return None
     return main_table(spec, run.agents, run.options, run.llm, run.games, run.seed, run.out, run.brain_options,
-                      parallel=run.parallel)
+                      parallel=run.parallel, baseline=getattr(run, "baseline", True))
 
 
 def main_table(spec, agents: dict, options: dict, llm, games: int, seed: int, out_dir: str | None,
-               brain_options: dict | None = None, parallel: int = 1) -> int:
+               brain_options: dict | None = None, parallel: int = 1, baseline: bool = True) -> int:
     out_dir = out_dir or default_out(spec)
     bound = parse_hard(options.get("hard"))
     try:
@@ -120,7 +120,7 @@ def main_table(spec, agents: dict, options: dict, llm, games: int, seed: int, ou
     refs = [metrics.reference(i["counts"], i["values"]["alice"], i["values"]["bob"]) for i in instances]
     preset = options.get("preset") or "ours"
     table = [_played(f"this run: {label} (preset {preset})", records)]
-    if llm is not None and any(spec.wants_llm(a, brain_options) for a in agents.values()):
+    if baseline and llm is not None and any(spec.wants_llm(a, brain_options) for a in agents.values()):
         # the same seeds with every brain built without the LLM: what the LLM added beside its fallback policy
         def without_llm(i, inst):
             return play_game(spec, seed + i, agents, options, llm=None, index=i, instance=inst,
