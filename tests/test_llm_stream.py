@@ -90,3 +90,23 @@ def test_streamed_answers_read_to_the_end_keep_the_connection(fake):
     with client_for(fake) as client:
         assert client.chat(MSGS) == "one answer" and client.chat(MSGS) == "another answer"
     assert fake.requests[0]["port"] == fake.requests[1]["port"]  # one connection, kept alive
+
+
+def test_a_stream_without_usage_counts_its_pieces_and_says_the_counts_are_estimates(fake, tmp_path, monkeypatch,
+                                                                                   capsys):
+    """llama-cpp-python streams without a usage chunk: completion tokens are the pieces (one token each there),
+    and the act records, the per-seat figures and the dry run say that the counts are estimates."""
+    from bots import local
+    from tasks.core.llm_acts import per_seat
+    fake.default_responder = lambda _request: "abcdefghij"  # 3 pieces: abcd, efgh, ij
+    fake.script([{"content": "abcdefghij", "usage": None}])
+    with client_for(fake) as client:
+        client.chat(MSGS)
+    assert (client.usage.completion_tokens, client.usage.estimated) == (3, 1)
+    assert per_seat([{"seat": "a", "brain": "x", "use": "turn", "valid": True, "estimated": 1}])["a"]["estimated"] == 1
+    for key, value in {"LLM_BASE_URL": fake.url, "LLM_MODEL": "m", "LLM_API_KEY": "k"}.items():
+        monkeypatch.setenv(key, value)
+    fake.script([{"content": "x", "usage": None}] * 200)
+    assert local.main(["travel", "--boards", "generated", "--agents", "solver,problem-solving", "--quiet", "--games",
+                       "4", "--dry-run", "--out", str(tmp_path)]) == 0
+    assert "calls are estimates" in capsys.readouterr().out

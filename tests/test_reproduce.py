@@ -105,6 +105,7 @@ def test_price_unknown_and_no_game_without_confirmation(toy, tmp_path, monkeypat
         assert command.main(["dond", "--out", str(out), "--condition", "llm self-play"]) == 1
     captured = capsys.readouterr()
     assert "price unknown" in captured.out and "nothing played" in captured.out
+    assert "are estimates" not in captured.out  # the fake server sends every stream's usage
     assert "--yes" in captured.err
     assert "llm vs bayes" not in captured.out  # --condition: that row alone
     played = sorted(p.name for p in (out / slug("llm self-play") / "records").iterdir())

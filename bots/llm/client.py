@@ -375,7 +375,8 @@ class LLMClient:
             delta.prompt_tokens, delta.completion_tokens = answer.prompt_tokens, answer.completion_tokens
         else:
             delta.prompt_tokens = _estimate_tokens(messages)
-            delta.completion_tokens = max(1, len(text) // 4) if text else 0
+            # a stream's pieces (servers of the llama.cpp family send one token a piece), else a quarter of the text
+            delta.completion_tokens = answer.completion_tokens or (max(1, len(text) // 4) if text else 0)
             delta.estimated = 1
         self._count(usage, delta)
         log.info("llm call model=%s duration=%.2fs prompt_tokens=%d completion_tokens=%d%s retries=%d finish=%s",

@@ -47,7 +47,7 @@ class Completion(NamedTuple):
     text: str
     finish: str | None
     prompt_tokens: int | None  # None: the answer had no usage block
-    completion_tokens: int
+    completion_tokens: int     # without a usage block: the pieces of a streamed answer (0 for one in one piece)
 
 
 def encode(request: dict) -> bytes:
@@ -79,8 +79,8 @@ def read_completion(reply: Reply) -> Completion:
 
 def read_events(body: bytes) -> Completion:
     """A streamed chat completion: the content of every chunk's delta, the last finish reason, and the usage of
-    the final chunk (sent when the request asked for ``stream_options: {include_usage: true}``; servers that do not
-    send it leave the counts to the client's estimate)."""
+    the final chunk (sent when the request asked for ``stream_options: {include_usage: true}``; for servers that do
+    not send it, llama-cpp-python's among them, the client estimates the prompt's tokens and counts the pieces)."""
     parts: list[str] = []
     finish, usage = None, None
     for line in body.decode("utf-8", "replace").splitlines():
@@ -101,19 +101,19 @@ def read_events(body: bytes) -> Completion:
         if isinstance(choices, list) and choices and isinstance(choices[0], dict):
             delta = choices[0].get("delta")
             content = delta.get("content") if isinstance(delta, dict) else None
-            if isinstance(content, str):
+            if isinstance(content, str) and content:
                 parts.append(content)
             finish = choices[0].get("finish_reason") or finish
         if isinstance(chunk.get("usage"), dict):
             usage = chunk["usage"]
-    return _completion("".join(parts), finish, usage)
+    return _completion("".join(parts), finish, usage, len(parts))
 
 
-def _completion(text: str, finish: str | None, usage: Any) -> Completion:
-    """The counts of a usage block; None prompt tokens without one (the client estimates them)."""
+def _completion(text: str, finish: str | None, usage: Any, pieces: int = 0) -> Completion:
+    """The counts of a usage block; without one, None prompt tokens (the client estimates them) and `pieces`."""
     if isinstance(usage, dict) and usage.get("prompt_tokens") is not None:
         return Completion(text, finish, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
-    return Completion(text, finish, None, 0)
+    return Completion(text, finish, None, pieces)
 
 
 def error_message(body: Any) -> str:

@@ -30,7 +30,8 @@ _LLM_ID = "brain-llm"
 
 
 # What one LLM act counts (summed from the LLM client's usage deltas) and how long it took.
-ACT_COUNTS = ("prompt_tokens", "completion_tokens", "calls", "retries", "invalid", "repairs", "truncated")
+# `estimated`: calls whose token counts the client estimated (the server sent none, e.g. a stream without usage)
+ACT_COUNTS = ("prompt_tokens", "completion_tokens", "calls", "retries", "invalid", "repairs", "truncated", "estimated")
 ACT_TIMES = ("model_seconds", "queue_seconds")
 
 

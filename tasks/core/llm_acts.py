@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 COUNTS = ("acts", "valid", "effective", "fallback", "failed", "calls", "invalid", "repairs", "truncated", "prompt_tokens",
-          "completion_tokens")
+          "completion_tokens", "estimated")
 TIMES = ("seconds", "model_seconds", "queue_seconds")
 
 
@@ -37,7 +37,7 @@ def _add_act(into: dict, act: dict) -> None:
     into["effective"] += int(bool(act.get("effective")))
     into["fallback"] += int(bool(act.get("fallback")))
     into["failed"] += int(bool(act.get("failed")))
-    for k in ("calls", "invalid", "repairs", "truncated", "prompt_tokens", "completion_tokens"):
+    for k in ("calls", "invalid", "repairs", "truncated", "prompt_tokens", "completion_tokens", "estimated"):
         into[k] += int(act.get(k) or 0)
     for k in TIMES:
         into[k] += float(act.get(k) or 0.0)

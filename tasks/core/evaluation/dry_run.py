@@ -48,6 +48,14 @@ def estimate(games: list[GameRecord], planned: int, prices) -> dict:
     return t
 
 
+def estimated_note(sums: dict) -> str:
+    """A line saying how many calls' token counts are the client's estimates (`llm_totals`), or ""."""
+    if not sums.get("estimated"):
+        return ""
+    return (f"token counts of {sums['estimated']} of {sums['calls']} calls are estimates: the server sent none "
+            "(llama-cpp-python sends none with streamed answers)")
+
+
 def dry_run(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, brain_options: dict) -> int:
     """Cost before the run: per condition, the planned games and, per game, LLM acts and tokens measured on a pilot
     (or on the games already recorded in `out_dir`), times the planned games; the price when the config has one."""
@@ -56,6 +64,7 @@ def dry_run(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, b
         recorded = sweep.load_all([out_dir])[1]
     prices = prices_of(llm)
     rows, total = [], dict.fromkeys(("games", "LLM acts", "prompt tokens", "completion tokens"), 0)
+    measured = []
     for c, plan in enumerate(plans):
         games = [GameRecord(**r) for (ci, _), r in sorted(recorded.items()) if ci == c]
         source = f"{len(games)} recorded"
@@ -65,6 +74,7 @@ def dry_run(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, b
                                brain_options)
             source = f"pilot of {n}"
         t = estimate(games, args.games, prices)
+        measured += games
         total = {k: total[k] + t[k] for k in total}
         row = {**plan.columns, "agents": ",".join(plan.agents[s] for s in spec.seats), "from": source,
                **{k: t[k] for k in total}}
@@ -82,5 +92,6 @@ def dry_run(spec: TaskSpec, plans: list["Condition"], args, llm, out_dir: str, b
         line += f", {cost:.2f} at the configured prices"
     elif llm is not None:
         line += " (set llm.price_prompt and llm.price_completion, per million tokens, for a price)"
-    print(line)
+    note = estimated_note(llm_totals(measured))
+    print(line + (f"\n{note}" if note else ""))
     return 0

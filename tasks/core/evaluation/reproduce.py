@@ -25,7 +25,7 @@ from tasks.core.reproduction import ReproCondition
 from .condition import Condition
 from .conditions import sweep_conditions
 from . import sweep
-from .dry_run import estimate, price, prices_of
+from .dry_run import estimate, estimated_note, price, prices_of
 from .play import GameRecord, play_game
 from .tables import format_table, is_invalid, llm_totals, summary_table
 
@@ -79,9 +79,10 @@ def pilot_table(spec: TaskSpec, setups, llm, games: int, seed: int, out_dir: str
     """Measures every condition (`measured`); (the estimate table with a warning under it for conditions whose LLM
     calls were never answered, the totals of the planned run)."""
     prices = prices_of(llm)
-    rows, totals, unmeasured = [], {"games": 0, "prompt tokens": 0, "completion tokens": 0}, []
+    rows, totals, unmeasured, seen = [], {"games": 0, "prompt tokens": 0, "completion tokens": 0}, [], []
     for cond, plan, brain_options in setups:
         games_seen, source = measured(spec, plan, brain_options, games, seed, llm, out_dir)
+        seen += games_seen
         t, acts = estimate(games_seen, games, prices), llm_totals(games_seen)
         totals = {k: totals[k] + t[k] for k in totals}
         if acts["acts"] and not acts["prompt_tokens"]:
@@ -97,7 +98,8 @@ def pilot_table(spec: TaskSpec, setups, llm, games: int, seed: int, out_dir: str
     if unmeasured:
         text += (f"\nno LLM call was answered in: {'; '.join(unmeasured)} (failed or timed out): their tokens are "
                  "unknown and counted as 0")
-    return text, totals
+    note = estimated_note(llm_totals(seen))
+    return text + (f"\n{note}" if note else ""), totals
 
 
 def _money(value: Optional[float]) -> str:

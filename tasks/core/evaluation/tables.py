@@ -98,8 +98,8 @@ def format_table(header: list[str], rows: list[list]) -> str:
 
 
 def llm_totals(records: list[GameRecord]) -> dict:
-    """Acts, valid, fallback and tokens summed over every LLM seat of the games."""
-    keys = ("acts", "valid", "fallback", "prompt_tokens", "completion_tokens")
+    """Acts, valid, fallback, calls, tokens and calls with estimated tokens summed over every LLM seat of the games."""
+    keys = ("acts", "valid", "fallback", "calls", "prompt_tokens", "completion_tokens", "estimated")
     out = dict.fromkeys(keys, 0)
     for r in records:
         for seat in (r.results.get("llm") or {}).values():
