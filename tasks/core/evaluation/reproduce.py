@@ -10,6 +10,7 @@ the model's.
 """
 from __future__ import annotations
 
+import concurrent.futures as cf
 import csv
 import os
 import re
@@ -75,13 +76,17 @@ def measured(spec: TaskSpec, plan: Condition, brain_options: dict, games: int, s
     return [GameRecord(**sweep.round_trip(asdict(record)))], "pilot"
 
 
-def pilot_table(spec: TaskSpec, setups, llm, games: int, seed: int, out_dir: str) -> tuple[str, dict]:
-    """Measures every condition (`measured`); (the estimate table with a warning under it for conditions whose LLM
-    calls were never answered, the totals of the planned run)."""
+def pilot_table(spec: TaskSpec, setups, llm, games: int, seed: int, out_dir: str,
+                parallel: int = 0) -> tuple[str, dict]:
+    """Measures every condition (`measured`; pilots `parallel` at a time, default what the endpoint allows); (the
+    estimate table with a warning under it for conditions whose LLM calls were never answered, the totals of the
+    planned run)."""
     prices = prices_of(llm)
     rows, totals, unmeasured, seen = [], {"games": 0, "prompt tokens": 0, "completion tokens": 0}, [], []
-    for cond, plan, brain_options in setups:
-        games_seen, source = measured(spec, plan, brain_options, games, seed, llm, out_dir)
+    threads = parallel or sweep.default_parallel(llm, len(setups))
+    with cf.ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="pilot") as pool:
+        results = list(pool.map(lambda s: measured(spec, s[1], s[2], games, seed, llm, out_dir), setups))
+    for (cond, plan, brain_options), (games_seen, source) in zip(setups, results):
         seen += games_seen
         t, acts = estimate(games_seen, games, prices), llm_totals(games_seen)
         totals = {k: totals[k] + t[k] for k in totals}
@@ -126,7 +131,7 @@ def reproduce(spec: TaskSpec, llm, *, games: int, seed: int, out_dir: str, paper
     model = getattr(llm.config, "model", "?")
     print(f"{spec.title}: {repro.source}, preset {PRESET}, model {model}; a pilot game per condition (the run's "
           "first)", file=sys.stderr)
-    table, totals = pilot_table(spec, setups, llm, games, seed, out_dir)
+    table, totals = pilot_table(spec, setups, llm, games, seed, out_dir, parallel)
     print(f"Planned run ({games} games per condition), tokens measured on the pilot:\n{table}")
     if not confirm(f"Play the run ({totals['games']} games in all, the pilot's among them; "
                    f"{totals['prompt tokens'] + totals['completion tokens']} tokens estimated)?"):
