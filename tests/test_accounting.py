@@ -159,20 +159,24 @@ def test_no_baseline_without_a_model(tmp_path, capsys):
     assert "without LLM" not in capsys.readouterr().out and not (tmp_path / "baseline").exists()
 
 
+def second_game_invalid(monkeypatch, evaluator, **results) -> None:
+    """A task evaluator's second game (index 1) ends as strict mode's invalid games do, with these results."""
+    real = evaluator.play_game
+
+    def play(spec, seed, *args, **kw):
+        rec = real(spec, seed, *args, **kw)
+        if kw.get("index") == 1:
+            rec = dataclasses.replace(rec, results={**rec.results, "status": "invalid", "invalid": True, **results})
+        return rec
+
+    monkeypatch.setattr(evaluator, "play_game", play)
+
+
 def test_dond_table_leaves_invalid_games_out_of_its_row(tmp_path, monkeypatch, capsys):
     """dond prints the paper's layout with its own evaluator: an invalid game is in no figure of the row either."""
     from tasks.dond import evaluate as dond_evaluate
 
-    real = dond_evaluate.play_game
-
-    def one_invalid(spec, seed, *args, **kw):
-        rec = real(spec, seed, *args, **kw)
-        if kw.get("index") == 1:
-            rec = dataclasses.replace(rec, results={**rec.results, "status": "invalid", "invalid": True,
-                                                    "deal": False})
-        return rec
-
-    monkeypatch.setattr(dond_evaluate, "play_game", one_invalid)
+    second_game_invalid(monkeypatch, dond_evaluate, deal=False)
     spec = get_task("dond")
     assert dond_evaluate.main_table(spec, {"alice": "bayes", "bob": "bayes"}, {}, None, 3, 0, str(tmp_path)) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("this run"))
@@ -183,16 +187,7 @@ def test_matrix_games_rates_leave_invalid_trials_out(tmp_path, monkeypatch, caps
     """matrix-games prints the paper's layout with its own evaluator: an invalid trial is in no NE rate."""
     from tasks.matrix_games import evaluate as matrix_evaluate
 
-    real = matrix_evaluate.play_game
-
-    def second_invalid(spec, seed, *args, **kw):
-        rec = real(spec, seed, *args, **kw)
-        if kw.get("index") == 1:
-            rec = dataclasses.replace(rec, results={**rec.results, "status": "invalid", "invalid": True,
-                                                    "outcomes": []})
-        return rec
-
-    monkeypatch.setattr(matrix_evaluate, "play_game", second_invalid)
+    second_game_invalid(monkeypatch, matrix_evaluate, outcomes=[])
     spec = get_task("matrix-games")
     options = {"trials": 2, "negotiation": "0", "game": "prisoners-dilemma"}
     assert matrix_evaluate.main_paper_table(spec, {"alice": "workflow", "bob": "workflow"}, options, None, 0,
