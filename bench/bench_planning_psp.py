@@ -5,9 +5,9 @@ Every variant plays the same PSP games (`simuser` user, `planner` assistant, the
 budget); an oracle only replaces the planner's belief with the user's true preferences (the game's own, read from
 the match: a bench-only look that no agent gets):
   planner   as shipped.
-  values    what the planner detected, with its true values (wording, liked / disliked values, budget, penalty);
-            weights: the true one where the simulated user worded it (it knows its weights and says them), else
-            the generator's mean (5.5): a person sees the preference texts only, so their words carry no weight.
+  values    what the planner detected, with its true values (wording, liked / disliked values, budget, penalty),
+            at the generator's mean weight (5.5): people and the simulated user see the preference texts only, so
+            their words carry no weight.
   texts     every preference's true values (all a person could ever tell: the texts they see), weights as above.
   weights   what the planner detected, with true values and true weights (weights nobody could have told).
 Usage: .venv/bin/python -m bench.bench_planning_psp [modes, default 50,75,proposal] [variants] [games]"""
@@ -40,7 +40,6 @@ def _matches(t: dict, k: tuple) -> bool:
 
 def _oracle_prefs(b) -> list:
     variant, truth = _STATE["variant"], _STATE["truth"]
-    told = getattr(b, "worded", set())
     out, used = [], set()
     for k, p in b.prefs.items():
         if k == ("distance",) and k not in b.heard:
@@ -49,7 +48,7 @@ def _oracle_prefs(b) -> list:
         for i, t in enumerate(truth):
             if i not in used and _matches(t, k):
                 used.add(i)
-                exact = variant == "weights" or k in told
+                exact = variant == "weights"
                 out.append(dict(t, weight=t["weight"] if exact else (MEAN if t["weight"] > 0 else -MEAN)))
     if variant == "texts":
         out += [dict(t, weight=MEAN if t["weight"] > 0 else -MEAN) for i, t in enumerate(truth) if i not in used]
@@ -58,17 +57,12 @@ def _oracle_prefs(b) -> list:
 
 
 def _install() -> None:
-    learn, as_prefs = belief_mod.Belief.learn, belief_mod.Belief.as_prefs
-
-    def learn_and_note(self, mentions, reaction=False, person=False):
-        if not person:  # keys worded by the simulated user (with its weights)
-            self.__dict__.setdefault("worded", set()).update(self._key(m) for m in mentions if not m.hint)
-        return learn(self, mentions, reaction=reaction, person=person)
+    as_prefs = belief_mod.Belief.as_prefs
 
     def prefs(self):
         return as_prefs(self) if _STATE["variant"] == "planner" else _oracle_prefs(self)
 
-    belief_mod.Belief.learn, belief_mod.Belief.as_prefs = learn_and_note, prefs
+    belief_mod.Belief.as_prefs = prefs
     build = runner.build_match
 
     def build_and_look(*a, **kw):

@@ -64,9 +64,14 @@ DIALOP = {
     "planning": ([("generated, own catalogue", ["--games", "100"]),
                   ("generated, --turns alternate", ["--games", "100", "--turns", "alternate"]),
                   ("generated, --catalogue released", ["--games", "100", "--catalogue", "released"]),
-                  ("generated, --prefs paper", ["--games", "100", "--prefs", "paper"])], "simuser,planner"),
+                  ("generated, --prefs paper", ["--games", "100", "--prefs", "paper"]),
+                  ("generated, simuser-weights (ours: told its weights)",
+                   ["--games", "100", "--agents", "simuser-weights,planner"])],
+                 "simuser,planner"),
     "mediation": ([("new instances, rules fixed", ["--games", "200"]),
-                   ("new instances, rules original", ["--games", "200", "--rules", "original"])],
+                   ("new instances, rules original", ["--games", "200", "--rules", "original"]),
+                   ("new instances, --turns round-robin (paper)", ["--games", "200", "--turns", "round-robin"]),
+                   ("new instances, --show-weights yes (ours)", ["--games", "200", "--show-weights", "yes"])],
                   "simuser,simuser,mediator"),
 }
 for _task, (_generated, _agents) in DIALOP.items():

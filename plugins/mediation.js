@@ -237,8 +237,8 @@ MED.render = function (v) {
     MED.to = v.turn.write_to[0];  // one user at a time, one whose turn the assistant holds
   }
   if (v.role === "assistant") { MED.target(); MED.assistantPage(root, v); } else { MED.userPage(root, v); }
-  var turn = MED.turnLine(v);
-  if (turn) { root.insertBefore(turn, root.firstChild); }
+  var turn = MED.turnLine(v), at = v.role === "assistant" ? root : root.lastChild;  // a user's: atop the right column
+  if (turn && at) { at.insertBefore(turn, at.firstChild); }
   var end = window.SlurkTask && window.SlurkTask.ending ? window.SlurkTask.ending(v.core) : null;
   if (end && !v.result) {  // ended without a booking (a partner left, nobody moved): nothing left to press
     Array.prototype.forEach.call(root.querySelectorAll("button"), function (b) { b.disabled = true; });

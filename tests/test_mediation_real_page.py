@@ -35,6 +35,10 @@ def test_three_people_play_mediation_in_real_slurk_pages(chromium, tmp_path):
 
         a.page.wait_for_selector("#mediation-board .md-propose", timeout=WAIT * 1000)
         u1.page.wait_for_selector("#mediation-board .md-grid", timeout=WAIT * 1000)
+        for u in (u1, u2):  # the goals, as the original's users saw them; never their price and arrival weights
+            text = u.page.inner_text("#mediation-board")
+            assert "Your goals" in text and "matters" not in text and "/20" not in text, text
+            assert "prefs" not in _view(u) and "price_pref" not in u.page.content()
         a.page.click('#mediation-board button[data-to="user1"]')
         a.type("hi user one, which meetings matter to you?")
         wait_until(lambda: _said(u1, "which meetings matter"), what="user 1 to get the assistant's line")
@@ -63,5 +67,43 @@ def test_three_people_play_mediation_in_real_slurk_pages(chromium, tmp_path):
         # the relay held on the real pages: user 2 never saw user 1's line or the line to user 1 alone
         assert not _said(u2, "thursday afternoon") and not _said(u2, "which meetings matter")
         assert _said(u1, "booking now")
+        for p in pages:
+            assert not p.page_errors, p.page_errors
+
+
+def test_three_people_take_turns_in_the_papers_order_in_real_slurk_pages(chromium, tmp_path):
+    """turns=round-robin (the paper preset's): the pages say whose turn it is, a line out of turn is refused with a
+    message to its writer alone, and the cycle user 1, user 2, assistant runs to a booking."""
+    with RealRoom(chromium, tmp_path, "mediation", people=3, task_options={"turns": "round-robin"}) as rr:
+        _view = rr.view
+        pages = [rr.login(name) for name in ("Ann", "Ben", "Cy")]
+        rr.announce()
+        wait_until(lambda: all(_view(p).get("core", {}).get("phase") == "playing" for p in pages),
+                   what="the game to start")
+        by = {_view(p)["core"]["seat"]: p for p in pages}
+        a, u1, u2 = by["assistant"], by["user1"], by["user2"]
+        u1.page.wait_for_selector("#mediation-board .md-turn.md-mine", timeout=WAIT * 1000)
+        assert "waiting for User 1" in u2.page.inner_text("#mediation-board .md-turn")
+        u2.type("am i first?")
+        wait_until(lambda: _said(u2, "it is User 1's turn"), what="user 2's out-of-turn line to be refused")
+        assert not _said(a, "am i first")
+        u1.type("thursday afternoon matters to me")
+        wait_until(lambda: _view(u2)["turn"]["mine"], what="user 2's turn")
+        u2.type("friday morning is busy")
+        wait_until(lambda: _view(a)["turn"]["mine"], what="the assistant's turn")
+        a.page.wait_for_selector("#mediation-board .md-turn.md-mine", timeout=WAIT * 1000)
+        assert "You may write to User 1 or User 2" in a.page.inner_text("#mediation-board .md-turn")
+        for seat, rp in by.items():
+            rp.shot(f"real-mediation-round-robin-{seat}-1366x768.png", full_page=False)
+        a.page.click('#mediation-board table.md-pick1 tr[data-flight="1"]')
+        a.page.click('#mediation-board table.md-pick2 tr[data-flight="2"]')
+        a.page.click("#mediation-board .md-propose")
+        u1.page.wait_for_selector("#mediation-board .md-accept", timeout=WAIT * 1000)
+        u1.page.click("#mediation-board .md-accept")
+        wait_until(lambda: _view(u2)["turn"]["mine"], what="user 2's turn to answer")
+        u2.page.wait_for_selector("#mediation-board .md-accept", timeout=WAIT * 1000)
+        u2.page.click("#mediation-board .md-accept")
+        wait_until(lambda: all(_view(p).get("core", {}).get("phase") == "over" for p in pages), what="the end")
+        assert _view(a)["result"]["pair"] == [1, 2]
         for p in pages:
             assert not p.page_errors, p.page_errors

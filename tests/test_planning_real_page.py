@@ -91,6 +91,8 @@ def test_person_plans_a_day_with_the_planner_in_a_real_slurk_page(chromium, tmp_
         page.wait_for_selector("#planning-board .pl-accept", timeout=WAIT * 1000)
         assert page.locator("#planning-board .pl-timeline li").count() == 5
         assert "Overall score:" in page.inner_text("#planning-board .pl-scorecard")
+        # the scorecard as the original's: per stop and checklist, never a preference's own score (its weight)
+        assert "per_pref" not in state_text(rp) and "weight" not in state_text(rp)
         shots("3-pending")
         page.click("#planning-board .pl-reject")
         # the planner may answer the rejection at once with a new proposal: wait for the status, not the buttons
