@@ -52,7 +52,9 @@ def test_halting_ends_the_talk_then_fitting_claims_make_the_deal():
 
 
 def test_claims_that_do_not_fit_are_no_deal_and_either_rule_halts_on_alice_alone():
-    m, _ = _match(protocol="paper", halt="either")
+    m, opening = _match(protocol="paper", halt="either")
+    welcome = [e.text for e in opening if getattr(e, "to", "") is None and hasattr(e, "text")][0]
+    assert "/present" in welcome and "halt negotiation" in welcome and "/accept" not in welcome  # a person is told
     say(m, "alice", H)
     assert m.game.negotiation_end == "halted" and m.game.round == 1
     cmd(m, "alice", "present", "books=1", "hats=0", "balls=3")

@@ -114,12 +114,24 @@ class DondGame(Game):
 
     # --- flow ---------------------------------------------------------------------------------------------------
     def start(self, ctx: Context) -> None:
+        if self.protocol == "paper":
+            ctx.say(f"Welcome to Deal or No Deal! There are {describe(self.counts)} to divide between Alice and Bob. "
+                    "Each of you has private values for the items (0 to 10 per item; all items together are worth "
+                    "10 to each of you); you see only your own. Take turns writing one message each, Alice first, "
+                    f"for at most {self.max_rounds} rounds; say 'halt negotiation' once you agree. Then each of you "
+                    "presents the deal you believe was made (/present books=1 hats=2 balls=0, what YOU get): if the "
+                    "two claims fit, that is the deal; otherwise you both score 0.")
+            self._tell_values(ctx)
+            return
         ctx.say(f"Welcome to Deal or No Deal! There are {describe(self.counts)} to divide between Alice and Bob. "
                 "Each of you has private values for the items (0 to 10 per item; all items together are worth 10 "
                 "to each of you); you see only your own. Chat freely and make offers: /propose books=1 hats=2 "
                 "balls=0 (what YOU get), /accept or /reject your partner's offer, or use the buttons. A deal is "
                 f"made when one of you accepts the other's offer; without a deal within {self.max_rounds} rounds "
                 "you both score 0. Alice starts.")
+        self._tell_values(ctx)
+
+    def _tell_values(self, ctx: Context) -> None:
         for s in self.seats:
             ctx.say(f"You are {SEAT_NAMES[s]}. Your values (only you see them): {values_text(self.values[s])}. "
                     f"Everything together is worth 10 to you.", to=s)
