@@ -9,9 +9,10 @@ import json
 import pytest
 
 from tasks import get_task
-from tasks.core import Chat, Command, Join, SeatInfo, View, build_match, resolve_preset
-from tasks.core.evaluation import LOCAL_TIMERS, play_game
+from tasks.core import Chat, Command, View, resolve_preset
+from tasks.core.evaluation import play_game
 from tasks.mediation.game import USERS, MediationGame
+from tests.test_mediation_game import _errors, _match
 
 SPEC = get_task("mediation")
 AGENTS = {"user1": "simuser", "user2": "simuser", "assistant": "mediator"}
@@ -69,19 +70,6 @@ def test_self_play_users_never_state_a_weight_and_still_agree():
 
 
 # --- the paper's turn order (turns="round-robin") ---------------------------------------------------------------------
-def _match(**options):
-    seats = {s: SeatInfo("person", s) for s in SPEC.seats}
-    m, _ = build_match(SPEC, 1, seats, options=options, timers=LOCAL_TIMERS, with_brains=False)
-    m.open(0.0)
-    for s in SPEC.seats:
-        m.handle(Join(s))
-    return m
-
-
-def _errors(effects):
-    return [e.text for e in effects if getattr(e, "kind", "") == "error"]
-
-
 def test_round_robin_two_alternating_rooms_one_move_a_turn():
     m = _match(turns="round-robin")  # (a refused move restores the game: read m.game afresh)
     assert m.game.rr.now == "user1" and m.game.view("user1")["turn"]["mine"] and not m.game.view("user2")["turn"]["mine"]

@@ -15,15 +15,21 @@ def _said(rp, text: str) -> bool:
     return any(text in m for _, _, m in rp.chat())
 
 
+def seated(rr: RealRoom) -> tuple[list, dict]:
+    """Three people log in through the waiting room and the game starts: their pages, and the pages by seat."""
+    pages = [rr.login(name) for name in ("Ann", "Ben", "Cy")]
+    rr.announce()
+    wait_until(lambda: all(rr.view(p).get("core", {}).get("phase") == "playing" for p in pages),
+               what="the game to start")
+    by = {rr.view(p)["core"]["seat"]: p for p in pages}
+    assert set(by) == {"user1", "user2", "assistant"}
+    return pages, by
+
+
 def test_three_people_play_mediation_in_real_slurk_pages(chromium, tmp_path):
     with RealRoom(chromium, tmp_path, "mediation", people=3) as rr:
         _view = rr.view
-        pages = [rr.login(name) for name in ("Ann", "Ben", "Cy")]
-        rr.announce()
-        wait_until(lambda: all(_view(p).get("core", {}).get("phase") == "playing" for p in pages),
-                   what="the game to start")
-        by = {_view(p)["core"]["seat"]: p for p in pages}
-        assert set(by) == {"user1", "user2", "assistant"}
+        pages, by = seated(rr)
         a, u1, u2 = by["assistant"], by["user1"], by["user2"]
 
         def shots(step):
@@ -76,11 +82,7 @@ def test_three_people_take_turns_in_the_papers_order_in_real_slurk_pages(chromiu
     message to its writer alone, and the cycle user 1, user 2, assistant runs to a booking."""
     with RealRoom(chromium, tmp_path, "mediation", people=3, task_options={"turns": "round-robin"}) as rr:
         _view = rr.view
-        pages = [rr.login(name) for name in ("Ann", "Ben", "Cy")]
-        rr.announce()
-        wait_until(lambda: all(_view(p).get("core", {}).get("phase") == "playing" for p in pages),
-                   what="the game to start")
-        by = {_view(p)["core"]["seat"]: p for p in pages}
+        pages, by = seated(rr)
         a, u1, u2 = by["assistant"], by["user1"], by["user2"]
         u1.page.wait_for_selector("#mediation-board .md-turn.md-mine", timeout=WAIT * 1000)
         assert "waiting for User 1" in u2.page.inner_text("#mediation-board .md-turn")

@@ -6,6 +6,7 @@ has accepted; the users then accept the current proposal and exactly that pair i
 from __future__ import annotations
 
 from tests.real_room import REAL_PAGE_MARKS, RealRoom
+from tests.test_mediation_real_page import seated
 from tests.test_real_page import WAIT, wait_until
 
 pytestmark = REAL_PAGE_MARKS
@@ -24,11 +25,7 @@ def _propose(a, one: int, two: int) -> None:
 def test_an_accept_clicked_on_a_replaced_proposal_is_refused_on_a_real_page(chromium, tmp_path):
     with RealRoom(chromium, tmp_path, "mediation", people=3) as rr:
         view = rr.view
-        pages = [rr.login(name) for name in ("Ann", "Ben", "Cy")]
-        rr.announce()
-        wait_until(lambda: all(view(p).get("core", {}).get("phase") == "playing" for p in pages),
-                   what="the game to start")
-        by = {view(p)["core"]["seat"]: p for p in pages}
+        pages, by = seated(rr)
         a, u1, u2 = by["assistant"], by["user1"], by["user2"]
         a.page.wait_for_selector("#mediation-board .md-propose", timeout=WAIT * 1000)
 
