@@ -43,7 +43,7 @@ def test_reader_keeps_a_reject_and_a_request_from_one_message():
 
 def test_reject_template_names_its_direction():
     text = lang.wall_reject(LEFT)
-    assert text == "I cannot move left because there is a wall in that direction."
+    assert text == "I cannot move left: a wall blocks that side."
     r = lang.read(text)
     assert r.flag == "Reject" and r.reject_direction == LEFT
 

@@ -17,8 +17,8 @@ from ..parse import ProposalError, format_proposal, parse_proposal
 from .optimizer import OptimizerBrain
 
 INSTRUCTIONS = (
-    "You and your partner are area chairs for a conference and must assign 8 reviewers to 8 papers, one reviewer "
-    "per paper. Each of you sees some reviewer-paper similarity scores (blank = you do not know it), in your own "
+    "You and your partner chair a conference's reviewing together: give each of 8 papers one of 8 reviewers, "
+    "every reviewer once. Each of you sees some reviewer-paper similarity scores (blank = you do not know it), in your own "
     "private scale: the same similarity shows as different numbers to each of you. Talk to find the matching with "
     "the highest total similarity, then one of you proposes a full matching; the other must accept or reject it. "
     "Accepting ends the game. The final score is the matching's value out of the best possible, from 0 to 1.\n"

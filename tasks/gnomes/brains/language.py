@@ -2,7 +2,7 @@
 
 Flags (the paper's F): the five moves stay, right, up, left, down, plus Accept, Reject, Inquiry and None.
 Messages are read into flags (rule-based, or by an LLM classifier when one is configured) and written from
-templates ("Can you move right?", "I cannot move left because there is a wall in that direction.").
+templates ("Can you move right?", "I cannot move left: a wall blocks that side.").
 
 The reader also pulls out what flags cannot carry: the direction a Reject names ("I cannot move LEFT"), a treasure
 hint ("the treasure is up and to the right"), and a wall line ("In this row I can only move down in columns 0 and
@@ -42,7 +42,7 @@ def suggest_again(action: int) -> str:
 
 
 def wall_reject(action: int) -> str:
-    return f"I cannot {PHRASE[action]} because there is a wall in that direction."
+    return f"I cannot {PHRASE[action]}: a wall blocks that side."
 
 
 def wall_line(action: int, opens: list[int]) -> str:
