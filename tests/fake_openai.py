@@ -25,6 +25,8 @@ Script entries (consumed one per chat request, in order):
                                 keys to choose what is eventually sent (default: the default responder's answer).
     ``{"drop": True}``          closes the connection without any response (a connection error for the client).
     ``{"body": obj}``           sends ``obj`` verbatim as the JSON body (with ``"status"``, default 200).
+    ``{"interrupted": True}``   a streamed answer broken off after its first event (no finish reason), as
+                                llama-cpp-python breaks streams off when another request waits.
     ``{"chunk_delay": seconds}`` a request with ``"stream": true`` gets its answer as server-sent events (always);
                                 this many seconds pass between events (a slow model). The request's record gets
                                 ``"chunks_sent"`` and, when the client closed the connection first, ``"abandoned"``.
@@ -238,12 +240,13 @@ class _Handler(BaseHTTPRequestHandler):
         completion = fake._completion(request_json, content, entry)
         if request_json.get("stream"):
             self._send_events(completion, record, float(entry.get("chunk_delay", 0)),
-                              bool((request_json.get("stream_options") or {}).get("include_usage")), headers)
+                              bool((request_json.get("stream_options") or {}).get("include_usage")), headers,
+                              bool(entry.get("interrupted")))
         else:
             self._send_json(200, completion, headers)
 
     def _send_events(self, completion: dict, record: dict, delay: float, with_usage: bool,
-                     headers: dict | None) -> None:
+                     headers: dict | None, interrupted: bool = False) -> None:
         """The completion as server-sent events, as OpenAI streams it: a role chunk, the content in pieces of 4
         characters (`delay` seconds apart), a chunk with the finish reason, the usage chunk when asked for, and
         [DONE]. A client that closes the connection stops the stream: the record's "abandoned" says so."""
@@ -253,8 +256,11 @@ class _Handler(BaseHTTPRequestHandler):
         base = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
         deltas = [{"role": "assistant"}] + [{"content": text[i:i + 4]} for i in range(0, len(text), 4)]
         events = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
-        events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]})
-        if with_usage and "usage" in completion:
+        if interrupted:  # llama-cpp-python breaks a stream off when another request waits: [DONE] after the role
+            events = events[:1]
+        else:
+            events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]})
+        if with_usage and "usage" in completion and not interrupted:
             events.append({**base, "choices": [], "usage": completion["usage"]})
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")

@@ -110,3 +110,16 @@ def test_a_stream_without_usage_counts_its_pieces_and_says_the_counts_are_estima
     assert local.main(["travel", "--boards", "generated", "--agents", "solver,problem-solving", "--quiet", "--games",
                        "4", "--dry-run", "--out", str(tmp_path)]) == 0
     assert "calls are estimates" in capsys.readouterr().out
+
+
+def test_a_server_that_breaks_streams_off_gets_requests_in_one_piece(fake, caplog):
+    """llama-cpp-python (interrupt_requests, on by default) ends a stream with [DONE] and no finish reason as soon
+    as another request waits: that is no answer. The call is sent again at once, unstreamed, and so is every later
+    call of that client."""
+    fake.script([{"content": "lost", "interrupted": True}, "whole answer", "next answer"])
+    with client_for(fake) as client:
+        assert client.chat(MSGS) == "whole answer"
+        assert client.chat(MSGS) == "next answer"
+    assert [r["json"].get("stream") for r in fake.requests] == [True, None, None]
+    assert client.usage.failures == 0 and client.usage.calls == 2
+    assert "breaks streamed answers off" in caplog.text and "--interrupt_requests False" in caplog.text

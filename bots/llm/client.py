@@ -16,7 +16,7 @@ from .config import (DEFAULT_BASE_URL, DEFAULT_HOSTED_CONCURRENCY, DEFAULT_LOCAL
 from .gate import _gate_for
 from .transport import HTTPTransport, TransportError, TransportTimeout
 from .usage import LLMDeadlineError, LLMError, Usage
-from .wire import BadAnswer, StatusError, encode, read_completion
+from .wire import BadAnswer, StatusError, StreamInterrupted, encode, read_completion
 
 log = logging.getLogger("bots.llm")
 
@@ -236,7 +236,16 @@ class LLMClient:
                 log.info("llm structured answers for %s: %s", self.config.model,
                          "prompt-only JSON" if form == "off" else form)
 
-    def _send(self, payload: bytes, timeout: float, left: float | None
+    def _stop_streaming(self, why: str) -> None:
+        with self._lock:
+            if not self._stream:
+                return
+            self._stream = False
+        log.warning("llm server %s breaks streamed answers off (%s): answers come in one piece from now on, and "
+                    "one abandoned at its deadline is no longer cancelled (llama-cpp-python: start it with "
+                    "--interrupt_requests False to keep streaming)", self.config.base_url, why)
+
+    def _send(self, payload: bytes, timeout: float, left: float | None, stream: bool = False
               ) -> tuple[Any, float, float]:
         """One HTTP attempt through the endpoint's gate: (the Reply or the TransportError, seconds queued, seconds
         waiting for the answer)."""
@@ -252,7 +261,7 @@ class LLMClient:
                 timeout = min(timeout, left)
         t1 = time.monotonic()
         try:
-            if self._stream:  # `timeout` without a byte, and the answer in full before the deadline
+            if stream:  # `timeout` without a byte, and the answer in full before the deadline
                 return self._transport.post(payload, timeout, stream=True, total=left), queued, time.monotonic() - t1
             return self._transport.post(payload, timeout), queued, time.monotonic() - t1
         except TransportError as e:
@@ -305,7 +314,8 @@ class LLMClient:
             attempt += 1
             status: int | None = None
             try:
-                reply, q, w = self._send(payload, cfg.timeout if left is None else min(cfg.timeout, left), left)
+                reply, q, w = self._send(payload, cfg.timeout if left is None else min(cfg.timeout, left), left,
+                                         stream=bool(request.get("stream")))
                 queued, waited = queued + q, waited + w
                 if isinstance(reply, TransportError):
                     raise reply
@@ -317,6 +327,14 @@ class LLMClient:
                 reason = reason or f"waited {e.seconds:.1f} s for a free request slot"
                 self._count(usage, Usage(queue_seconds=queued, model_seconds=waited))
                 raise self._deadline_error(usage, deadline[1], attempt, retries, reason, start) from None
+            except StreamInterrupted as e:
+                # The server breaks streams off: this endpoint gets its answers in one piece from now on, at once.
+                self._stop_streaming(str(e))
+                request.pop("stream", None)
+                request.pop("stream_options", None)
+                payload = encode(request)
+                attempt -= 1
+                continue
             except StatusError as e:
                 status = e.status_code
                 # While the form is being found out, an error about it means: the next form, at once (not a

@@ -43,6 +43,11 @@ class BadAnswer(Exception):
     """A success status whose body is not a chat completion."""
 
 
+class StreamInterrupted(Exception):
+    """A streamed answer that ended without a finish reason: the server broke it off (llama-cpp-python does so
+    whenever another request waits for the model, its `interrupt_requests` setting, on by default)."""
+
+
 class Completion(NamedTuple):
     text: str
     finish: str | None
@@ -106,6 +111,8 @@ def read_events(body: bytes) -> Completion:
             finish = choices[0].get("finish_reason") or finish
         if isinstance(chunk.get("usage"), dict):
             usage = chunk["usage"]
+    if finish is None:
+        raise StreamInterrupted(f"the streamed answer ended without a finish reason after {len(parts)} pieces")
     return _completion("".join(parts), finish, usage, len(parts))
 
 
