@@ -2,6 +2,7 @@
 beside this run's (tasks/core/evaluation/reproduce.py does the run; this module parses and asks).
 
     ./run_bot.sh reproduce TASK [--games N] [--paper-prompts PATH] [--seed S] [--out DIR] [--yes] [--condition L]
+                             [--no-baseline]
 
 A pilot game per condition measures tokens per game; the planned run's tokens and price (llm.price_prompt /
 price_completion or LLM_PRICE_PROMPT / LLM_PRICE_COMPLETION, per million tokens) are printed and confirmed before
@@ -41,10 +42,13 @@ def main(argv: list[str]) -> int:
     p.add_argument("--yes", action="store_true", help="play without asking after the pilot's estimate")
     p.add_argument("--condition", metavar="LABEL", help="only this condition (a row label of the paper's table)")
     p.add_argument("--parallel", type=int, default=0, help="games in flight (default: the endpoint's llm.concurrency)")
+    p.add_argument("--no-baseline", action="store_true",
+                   help="do not play the LLM-free baseline: the same game on the same seeds with no model at all "
+                        "(every agent its symbolic policy, strict off), the row '<condition> without LLM (baseline)'")
     p.add_argument("--config", help="YAML config file with an llm section (secrets stay there or in the environment)")
     args = p.parse_args(argv)
     spec = get_task(args.task)
     llm = make_llm(args.config)
     return reproduce(spec, llm, games=args.games, seed=args.seed, out_dir=args.out or default_out(spec),
                      paper_prompts=args.paper_prompts, only=args.condition, confirm=ask(args.yes),
-                     parallel=args.parallel)
+                     parallel=args.parallel, baseline=not args.no_baseline)

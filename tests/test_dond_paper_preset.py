@@ -181,7 +181,7 @@ def test_reproduce_plays_a_papers_condition_with_the_preset_and_prints_the_paper
     assert requests and all(r["temperature"] == 0.0 and r["max_tokens"] == 2000 for r in requests)
     out = capsys.readouterr().out
     assert "Planned run (1 games per condition)" in out and "preset paper, model fake-model" in out
-    row = [ln for ln in out.splitlines() if ln.startswith(label)][-1].split()  # the pilot's row comes first
+    row = [ln for ln in out.splitlines() if ln.startswith(label) and "(baseline)" not in ln][-1].split()  # pilot first
     # rounds 19.36 (paper) vs 2 (this run), agreement .5681 vs 1, ..., 1 game, every act valid, no invalid game
     cells = row[len(label.split()):]
     assert cells[:16] + cells[-1:] == ["19.36", "2.0", "0.5681", "1.0", "2.98", "8.0", "3.47", "6.0", "0.4091",

@@ -6,6 +6,7 @@ this run's with valid %, effective % and invalid games, under a heading naming t
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import re
 
@@ -62,7 +63,7 @@ def test_pilot_estimate_then_the_papers_columns_beside_this_run(toy, tmp_path, m
         llm_env(fake, monkeypatch)
         monkeypatch.setenv("LLM_PRICE_PROMPT", "2.5")
         monkeypatch.setenv("LLM_PRICE_COMPLETION", "10")
-        assert command.main(["dond", "--games", "3", "--out", str(out), "--yes"]) == 0
+        assert command.main(["dond", "--games", "3", "--out", str(out), "--yes", "--no-baseline"]) == 0
     text = capsys.readouterr().out
     pilot_block, _, rest = text.partition("\n\n")
     estimate = {r["condition"]: r for r in _rows(pilot_block.split(":\n", 1)[1])}
@@ -114,7 +115,8 @@ def test_price_unknown_and_no_game_without_confirmation(toy, tmp_path, monkeypat
     asked = len(fake.requests)
     with FakeOpenAI() as fake:
         llm_env(fake, monkeypatch)
-        assert command.main(["dond", "--out", str(out), "--condition", "llm self-play", "--games", "3", "--yes"]) == 0
+        assert command.main(["dond", "--out", str(out), "--condition", "llm self-play", "--games", "3", "--yes",
+                                    "--no-baseline"]) == 0
     assert "1 recorded" in capsys.readouterr().out
     played = sorted(p.name for p in (out / slug("llm self-play") / "records").iterdir())
     assert played == ["game-0000.json", "game-0001.json", "game-0002.json"]
@@ -146,6 +148,45 @@ def test_a_pilot_whose_calls_all_failed_says_its_tokens_are_unknown(toy, tmp_pat
         fake.script([{"status": 400, "error": "no"}] * 100)
         llm_env(fake, monkeypatch)
         assert command.main(["dond", "--out", str(tmp_path), "--games", "1", "--condition", "llm self-play",
-                             "--yes"]) == 0
+                             "--yes", "--no-baseline"]) == 0
     out = capsys.readouterr().out
     assert "no LLM call was answered in: llm self-play" in out
+
+
+def test_baseline_row_beside_each_llm_condition_on_the_same_seeds_without_a_request(toy, tmp_path, monkeypatch,
+                                                                                   capsys):
+    run = importlib.import_module("tasks.core.evaluation.reproduce")  # the module (the package exports the function)
+    asked_during_baseline = []
+
+    def spy(*args, **kwargs):
+        before = len(fake.requests)
+        result = real(*args, **kwargs)
+        asked_during_baseline.append(len(fake.requests) - before)
+        return result
+
+    real = run.play_baseline
+    monkeypatch.setattr(run, "play_baseline", spy)
+    out = tmp_path / "run"
+    with FakeOpenAI() as fake:
+        llm_env(fake, monkeypatch)
+        # one game at a time: the baseline's games then run in this process, which knows the toy table
+        assert command.main(["dond", "--games", "2", "--out", str(out), "--yes", "--parallel", "1"]) == 0
+    text = capsys.readouterr().out
+    pilot_block, table = text.partition("\n\n")[0], (out / "reproduction.txt").read_text().split("\n", 1)[1]
+    assert "baseline" not in pilot_block  # the baseline costs nothing: not in the estimate
+    rows = [r["condition"] for r in _rows(table)]
+    assert rows == ["llm vs bayes", "llm vs bayes without LLM (baseline)", "llm self-play",
+                    "llm self-play without LLM (baseline)"]
+    assert asked_during_baseline == [0, 0]  # played with no model at all
+    for cond in TOY.conditions:
+        base = _rows(table)[rows.index(f"{cond.label} without LLM (baseline)")]
+        assert base["agreement (paper)"] == "-" and base["games"] == "2" and base["invalid"] == "0"
+        assert base["agreement (this run)"] != "-"
+        for i in range(2):
+            record = json.loads((out / slug(cond.label) / "baseline" / "records" / f"game-{i:04d}.json").read_text())
+            assert record["seed"] == _record(out, cond.label, i)["seed"]
+    with FakeOpenAI() as fake:
+        llm_env(fake, monkeypatch)
+        assert command.main(["dond", "--games", "2", "--out", str(tmp_path / "bare"), "--yes", "--no-baseline"]) == 0
+    assert "without LLM" not in capsys.readouterr().out and not (tmp_path / "bare" / slug("llm self-play") /
+                                                                "baseline").exists()

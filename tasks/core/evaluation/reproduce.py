@@ -6,7 +6,10 @@ condition's options (each condition its own resumable sweep under the run folder
 paper's figures with this run's: per column of the reproduction "<column> (paper)" beside "<column> (this run)",
 then games, valid %, effective % (acts whose moves the rules accepted) and invalid games. An LLM act that fails is
 not played by the symbolic policy (strict mode) unless the condition's brain options say otherwise: the figures are
-the model's.
+the model's. Beside every condition with an LLM seat, "<label> without LLM (baseline)": the same game on the same
+seeds with no model at all (baseline.py: every brain built with llm=None, its symbolic policy, strict off; a
+symbolic partner's `reader=llm` reads without a model too), this run's columns only; it costs no tokens, is not in
+the pilot's estimate, and `--no-baseline` skips it.
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from tasks.core.reproduction import ReproCondition
 from .condition import Condition
 from .conditions import sweep_conditions
 from . import sweep
+from .baseline import play_baseline
 from .dry_run import estimate, estimated_note, price, prices_of
 from .play import GameRecord, play_game
 from .tables import format_table, is_invalid, llm_totals, summary_table
@@ -113,7 +117,7 @@ def _money(value: Optional[float]) -> str:
 
 def reproduce(spec: TaskSpec, llm, *, games: int, seed: int, out_dir: str, paper_prompts: Optional[str] = None,
               only: Optional[str] = None, confirm: Callable[[str], bool] = lambda _q: True,
-              parallel: int = 0) -> int:
+              parallel: int = 0, baseline: bool = True) -> int:
     """The pilot and its cost, `confirm(question)`, then every condition; prints and writes the table."""
     repro = spec.reproduction
     if repro is None:
@@ -137,19 +141,25 @@ def reproduce(spec: TaskSpec, llm, *, games: int, seed: int, out_dir: str, paper
                    f"{totals['prompt tokens'] + totals['completion tokens']} tokens estimated)?"):
         print("nothing played")
         return 1
-    by_label = {}
+    rows = []
     for cond, plan, brain_options in setups:
-        args = Namespace(games=games, seed=seed, agents=",".join(cond.agents), parallel=parallel, shard=None)
+        args = Namespace(games=games, seed=seed, agents=",".join(cond.agents), parallel=parallel, shard=None,
+                         no_baseline=not baseline)
         # each condition its own sweep (its brain options differ), in the sub-folder its plan names
-        _, records = sweep_conditions(spec, [replace(plan, sub="")], args, llm, os.path.join(out_dir, plan.sub),
-                                      brain_options, "conditions")
-        by_label[cond.label] = records[0]
-    rows = [row_of(spec, c, by_label[c.label]) for c in conditions]
+        folder, plans = os.path.join(out_dir, plan.sub), [replace(plan, sub="")]
+        _, records = sweep_conditions(spec, plans, args, llm, folder, brain_options, "conditions")
+        rows.append(row_of(spec, cond, records[0]))
+        for _, base in play_baseline(spec, plans, args, llm, folder, brain_options, "conditions", sweep_conditions):
+            rows.append(row_of(spec, replace(cond, label=baseline_row(cond.label), paper={}), base))
     text = comparison(spec, rows, model)
     print("\n" + text)
     write_table(out_dir, text, rows)
     print(f"\ntable: {os.path.join(out_dir, TABLE_FILES[0])}; games: {out_dir}")
     return 0
+
+
+def baseline_row(label: str) -> str:
+    return f"{label} without LLM (baseline)"
 
 
 def row_of(spec: TaskSpec, cond: ReproCondition, records: list[GameRecord]) -> dict:
