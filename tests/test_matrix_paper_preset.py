@@ -122,6 +122,17 @@ def test_every_use_of_a_paper_turn_gets_the_protocols_deadline_and_tokens(tmp_pa
     assert brains["bob"].sampling_of("move") == {"max_tokens": 2000}  # ours: the client's deadline and temperature
 
 
+def test_strict_mode_asks_nothing_after_the_first_failed_act(tmp_path):
+    with FakeOpenAI(default=lambda req: "no tags") as fake:
+        cfg = LLMConfig(model="test-model", base_url=fake.url, api_key="sk-test", timeout=5.0, max_retries=0)
+        with LLMClient(cfg, sleep=lambda s: None) as llm:
+            rec = play_game(SPEC, 1, {"alice": "llm-workflow", "bob": "workflow"},
+                            {"preset": "paper", "paper_prompts": fake_release(tmp_path), "game": "duopoly"},
+                            llm=llm, brain_options={"strict_llm": True})
+        assert len(fake.requests) == 3  # the first chain step's three tries, none of the other 12 steps
+    assert rec.results["status"] == "invalid" and [a["failed"] for a in rec.llm_acts] == [True]
+
+
 def test_either_sides_halt_ends_the_talk_under_the_paper_rule_and_not_under_ours():
     seats = {s: SeatInfo("person", s.title()) for s in SPEC.seats}
     for rule, stage in (("either", "move"), ("both", "negotiate")):

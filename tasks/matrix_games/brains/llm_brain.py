@@ -93,11 +93,15 @@ class LLMBrain(WorkflowBrain):
         return head + msgs if k else head
 
     def _ask(self, instruction: str, use: str) -> Optional[str]:
-        """One act: up to `retries` calls until the <s>...</s> answer is usable; None when it never was."""
+        """One act: up to `retries` calls until the <s>...</s> answer is usable; None when it never was. Under
+        `strict_llm` a failed act ends the game, so the acts after it in the same turn (the workflow's further chain
+        steps) are not asked: they would only spend calls on a game already invalid."""
         if self.llm is None:
             self.llm_fallback(self.llm_missing(use), error="no LLM configured")
             return None
         prompt = rules_text(self.view) + "\n" + self.preamble() + self._history() + instruction
+        if self.strict_llm and any(a.failed for a in self.llm_acts):  # after the preamble: its chains may fail
+            return None
         messages = [{"role": "system", "content": self.system}, {"role": "user", "content": prompt}]
         act = None
         try:
