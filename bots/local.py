@@ -38,7 +38,8 @@ def build_parser(prog: str = "run_bot.sh", task: Optional[str] = None) -> argpar
     p.add_argument("--out", help="folder for logs and CSV (default runs/<task>-<time>)")
     p.add_argument("--config", help="YAML config file (llm section) — secrets stay in the environment or this file")
     p.add_argument("--brain-option", action="append", default=[], metavar="KEY=VALUE",
-                   help="an option for every agent (JSON values allowed), e.g. stable_prefix=false")
+                   help="an option for every agent (JSON values allowed), e.g. stable_prefix=false; SEAT.KEY=VALUE "
+                        "for one seat only, e.g. light.reader=llm (a symbolic agent reads chat through the LLM)")
     p.add_argument("--preset", metavar="NAME",
                    help="a named set of the task's options (e.g. paper: its paper's protocol; default ours); "
                         "explicit --option / --brain-option win")
@@ -48,8 +49,8 @@ def build_parser(prog: str = "run_bot.sh", task: Optional[str] = None) -> argpar
                    help="research runs: an LLM act that fails is not played by the symbolic policy; the game ends "
                         "as invalid")
     p.add_argument("--no-baseline", action="store_true",
-                   help="with an LLM agent and a model: do not play the same seeds without the LLM (the table's "
-                        "'without LLM (baseline)' row)")
+                   help="with an LLM agent and a model: do not play the same seeds with no model at all (every "
+                        "agent its symbolic policy, an llm reader too: the table's 'without LLM (baseline)' row)")
     p.add_argument("--quiet", action="store_true", help="no transcript")
     p.add_argument("--parallel", type=int, default=0, metavar="N",
                    help="games in flight at once (default: what the LLM endpoint's llm.concurrency allows; without "
@@ -138,8 +139,9 @@ def main(argv: list[str]) -> int:
     options = parse_options(args)
     brain_options = parse_brain_options(args)
     try:
+        spec.check_seat_options(brain_options)
         options, brain_options = resolve_preset(spec, options, brain_options)
-    except PresetError as exc:
+    except ValueError as exc:  # a PresetError, a sampling option, a SEAT.KEY naming no seat
         print(f"{spec.name}: {exc}", file=sys.stderr)
         return 2
     llm = make_llm(args.config)

@@ -120,6 +120,36 @@ def test_llm_agents_keep_their_llm():
     assert brains["ghost"].llm is llm and brains["light"].llm is None
 
 
+def test_reader_llm_for_one_seat_only(tmp_path, monkeypatch, capsys):
+    """`SEAT.reader=llm`: that seat's symbolic agent reads through the LLM, the other gets none, the label says
+    which; the baseline row is the same game with no model at all; a SEAT that is no seat is refused."""
+    agents = {"light": "solver", "ghost": "solver"}
+    seats = {s: SeatInfo("agent", s, a) for s, a in agents.items()}
+    llm = object()
+    _, brains = build_match(TRAVEL, 2, seats, llm=llm, brain_options={"light.reader": "llm"})
+    assert brains["light"].llm is llm and brains["ghost"].llm is None
+    assert brains["light"].options.get("reader") == "llm" and "reader" not in brains["ghost"].options
+    _, brains = build_match(TRAVEL, 2, seats, llm=llm, brain_options={"reader": "llm", "ghost.reader": "none"})
+    assert brains["light"].llm is llm and brains["ghost"].llm is None  # the seat's own key wins
+    label = evaluation.agent_label(TRAVEL, agents, [], {"light.reader": "llm"})
+    assert label == "solver (llm reader),solver"
+    with pytest.raises(ValueError, match="'lamp' is no seat of travel"):
+        build_match(TRAVEL, 2, seats, llm=llm, brain_options={"lamp.reader": "llm"})
+    assert local.main(["travel", "--agents", "solver,solver", "--brain-option", "lamp.reader=llm",
+                       "--out", str(tmp_path / "x")]) == 2
+    assert "'lamp' is no seat of travel" in capsys.readouterr().err
+    with FakeOpenAI(default=lambda req: {"status": 500}) as fake:
+        monkeypatch.setenv("LLM_MODEL", "test-model")
+        monkeypatch.setenv("LLM_BASE_URL", fake.url)
+        monkeypatch.setenv("LLM_MAX_RETRIES", "0")
+        assert local.main(["travel", "--agents", "solver,solver", "--quiet", "--brain-option", "light.reader=llm",
+                           "--seed", "2", "--out", str(tmp_path / "run")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("agents"))
+    assert lines[header + 2].startswith("solver (llm reader)")
+    assert lines[header + 3].startswith("solver,solver without LLM (baseline) ")
+
+
 # --- the LLM-free baseline row ----------------------------------------------------------------------------------
 def test_an_llm_run_prints_the_same_seeds_without_the_llm(tmp_path, monkeypatch, capsys):
     with FakeOpenAI(default=lambda req: {"status": 500}) as fake:

@@ -197,26 +197,34 @@ class TaskSpec:
             raise ValueError(f"agent {name!r} cannot take seat {seat!r} of {self.name}; "
                              f"that seat takes {', '.join(self.brains_for(seat))}")
 
-    def wants_llm(self, name: str, options: Optional[dict] = None) -> bool:
+    def wants_llm(self, name: str, options: Optional[dict] = None, seat: Optional[str] = None) -> bool:
         """Whether agent `name` is given the LLM: an LLM agent (class attribute `uses_llm` or `needs_llm`), or a
-        symbolic one asked to read chat through it (brain option `reader`: "llm"). Symbolic agents never call a
-        model unless asked, so a table's "solver" is the solver alone."""
+        symbolic one asked to read chat through it (brain option `reader`: "llm"; `SEAT.reader` for one seat, read
+        when `seat` is given). Symbolic agents never call a model unless asked, so a table's "solver" is the solver
+        alone."""
         factory = self.brains.get(name)
+        options = for_seat(options or {}, seat) if seat else (options or {})
         return bool(getattr(factory, "uses_llm", False) or getattr(factory, "needs_llm", False)
-                    or (options or {}).get("reader") == "llm")
+                    or options.get("reader") == "llm")
 
     def llm_reader_seats(self, agents: dict, options: Optional[dict] = None) -> set:
-        """Seats whose symbolic agent reads through the LLM (brain option `reader`: "llm"), for the " (llm reader)"
-        label."""
-        if (options or {}).get("reader") != "llm":
-            return set()
-        return {s for s, a in agents.items() if not self.wants_llm(a)}
+        """Seats whose symbolic agent really reads through the LLM (brain option `reader` or `SEAT.reader`: "llm"),
+        for the " (llm reader)" label."""
+        return {s for s, a in agents.items() if not self.wants_llm(a) and self.wants_llm(a, options, s)}
+
+    def check_seat_options(self, options: dict) -> None:
+        """A `SEAT.KEY` brain option names a seat of this task (else the option would silently go nowhere)."""
+        wrong = sorted(k for k in options or {} if "." in k and k.split(".", 1)[0] not in self.seats)
+        if wrong:
+            raise ValueError(f"brain option {wrong[0]!r}: {wrong[0].split('.', 1)[0]!r} is no seat of {self.name} "
+                             f"(seats: {', '.join(self.seats)}; SEAT.KEY=VALUE sets KEY for that seat only)")
 
     def make_brain(self, name: str, seat: str, seed: int, llm=None, options: Optional[dict] = None) -> Brain:
         """The one place brains are built (every runtime goes through `build_match`): the LLM only where
-        `wants_llm`."""
+        `wants_llm`; the brain gets the options as its seat sees them (`for_seat`)."""
         self.check_brain(name, seat)
-        options = options or {}
+        self.check_seat_options(options or {})
+        options = for_seat(options or {}, seat)
         return self.brains[name](seat, seed, llm if self.wants_llm(name, options) else None, options)
 
     def load_renderer(self) -> Optional[Callable[[dict], str]]:
@@ -228,3 +236,11 @@ class TaskSpec:
     def condition_of(self, options: dict) -> dict:
         keys = self.condition_keys or tuple(self.grid)
         return {k: options.get(k) for k in keys}
+
+
+def for_seat(options: dict, seat: str) -> dict:
+    """Brain options as seat `seat` gets them: `KEY` for every seat, `SEAT.KEY` for that seat only (it wins over
+    `KEY`); other seats' keys are left out."""
+    prefix = f"{seat}."
+    mine = {k[len(prefix):]: v for k, v in options.items() if k.startswith(prefix)}
+    return {**{k: v for k, v in options.items() if "." not in k}, **mine}

@@ -120,7 +120,7 @@ def main_table(spec, agents: dict, options: dict, llm, games: int, seed: int, ou
     refs = [metrics.reference(i["counts"], i["values"]["alice"], i["values"]["bob"]) for i in instances]
     preset = options.get("preset") or "ours"
     table = [_played(f"this run: {label} (preset {preset})", records)]
-    if baseline and llm is not None and any(spec.wants_llm(a, brain_options) for a in agents.values()):
+    if baseline and llm is not None and any(spec.wants_llm(a, brain_options, s) for s, a in agents.items()):
         # the same seeds with every brain built without the LLM: what the LLM added beside its fallback policy
         def without_llm(i, inst):
             return play_game(spec, seed + i, agents, options, llm=None, index=i, instance=inst,

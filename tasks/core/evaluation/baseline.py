@@ -1,6 +1,7 @@
 """The LLM-free baseline row: with an LLM seat and a model configured, the same seeds are played again with every
 brain built without the LLM (its symbolic policy, strict mode off), so a table shows what the LLM added beside what
-the agent's own policy does. The row is labelled "<agents> without LLM (baseline)"; `--no-baseline` skips it."""
+the agent's own policy does: the same game with no model at all (a symbolic agent's `reader=llm` reads without it
+too). The row is labelled "<agents> without LLM (baseline)"; `--no-baseline` skips it."""
 from __future__ import annotations
 
 import dataclasses
@@ -19,7 +20,7 @@ def baseline_plans(spec: TaskSpec, plans: list[Condition], llm, brain_options: d
     """Indexes of the conditions with a seat whose agent uses the LLM (none without a model)."""
     if llm is None:
         return []
-    return [n for n, c in enumerate(plans) if any(spec.wants_llm(a, brain_options) for a in c.agents.values())]
+    return [n for n, c in enumerate(plans) if any(spec.wants_llm(a, brain_options, s) for s, a in c.agents.items())]
 
 
 def play_baseline(spec: TaskSpec, plans: list[Condition], args, llm, out_dir: str, brain_options: dict,
