@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from bots.llm import LLMClient, LLMConfig, LLMDeadlineError
+from bots.llm import LLMClient, LLMConfig, LLMDeadlineError, LLMError
 from tests.fake_openai import FakeOpenAI, request_schema
 
 MSGS = [{"role": "user", "content": "Your move?"}]
@@ -123,3 +123,16 @@ def test_a_server_that_breaks_streams_off_gets_requests_in_one_piece(fake, caplo
     assert [r["json"].get("stream") for r in fake.requests] == [True, None, None]
     assert client.usage.failures == 0 and client.usage.calls == 2
     assert "breaks streamed answers off" in caplog.text and "--interrupt_requests False" in caplog.text
+
+
+def test_a_calls_own_deadline_outlasts_llm_timeout_before_the_first_byte_and_between_pieces(fake):
+    """`deadline=` of one call (a paper's long chain-of-thought turn) is what its first byte and each piece may take;
+    `llm.timeout` still cuts an attempt of a call without one."""
+    fake.script([{"content": "late", "hang": 0.8}, {"content": "slow pieces", "chunk_delay": 0.5},
+                 {"content": "late", "hang": 0.8}])
+    with client_for(fake, timeout=0.3, max_retries=0) as client:
+        assert client.chat(MSGS, deadline=30) == "late"  # the first byte came after llm.timeout
+        assert client.chat(MSGS, deadline=30) == "slow pieces"  # each piece too
+        with pytest.raises(LLMError, match="timeout"):
+            client.chat(MSGS)  # no deadline of its own: llm.timeout as before
+    assert len(fake.requests) == 3 and "abandoned" not in fake.requests[1]

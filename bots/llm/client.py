@@ -145,7 +145,8 @@ class LLMClient:
                 yield
             return
         outer = getattr(self._turns, "deadline", None)
-        self._turns.deadline = (self.clock() + seconds, seconds) if seconds > 0 else None
+        # the third element: this call's own deadline, which also bounds the wait for each byte (not llm.timeout)
+        self._turns.deadline = (self.clock() + seconds, seconds, True) if seconds > 0 else None
         try:
             yield
         finally:
@@ -314,7 +315,7 @@ class LLMClient:
             attempt += 1
             status: int | None = None
             try:
-                reply, q, w = self._send(payload, cfg.timeout if left is None else min(cfg.timeout, left), left,
+                reply, q, w = self._send(payload, _attempt_timeout(cfg.timeout, deadline, left), left,
                                          stream=bool(request.get("stream")))
                 queued, waited = queued + q, waited + w
                 if isinstance(reply, TransportError):
@@ -403,6 +404,15 @@ class LLMClient:
         if log.isEnabledFor(logging.DEBUG):
             log.debug("llm answer: %s", _truncate(text))
         return text
+
+
+def _attempt_timeout(timeout: float, deadline: tuple | None, left: float | None) -> float:
+    """How long an attempt waits for its first byte (and, streamed, for each piece): a call's own deadline
+    (`deadline=` of chat / chat_json: a paper's long chain-of-thought call on a slow server or a reasoning model) lets
+    it wait what remains of that deadline; otherwise `llm.timeout`, capped by the turn's deadline."""
+    if left is None:
+        return timeout
+    return left if len(deadline) > 2 else min(timeout, left)
 
 
 class _QueueTimeout(Exception):

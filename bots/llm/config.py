@@ -27,7 +27,8 @@ class LLMConfig:
     model: str
     base_url: str | None = None          # None: the OpenAI default endpoint
     api_key: str | None = None           # hidden from repr/str
-    timeout: float = 30.0                # seconds, per HTTP attempt (streamed: without a byte); capped by the deadline
+    timeout: float = 30.0                # seconds, per HTTP attempt (streamed: without a byte); capped by the deadline;
+                                         # a call's own deadline (chat(deadline=...)) replaces it
     deadline: float = 20.0               # seconds for one call (or one `turn()`) across all retries; <= 0: none
     max_retries: int = 2                 # extra attempts after the first one
     backoff: float = 0.5                 # first delay between attempts (s); doubles each retry ...
