@@ -158,9 +158,9 @@ def test_llm_baseline_prompt_tags_retries_and_a_halt_that_fires():
     assert r["outcome"] == {"alice": "Stag", "bob": "Stag"}
     system, user = llm.prompts[0]
     assert system["content"].startswith("Play the game below as a rational player")  # our wording, not the paper's
-    assert "### Game Rules" in user["content"] and "If you choose Stag while Bob chooses Hare, you will receive a " \
-        "reward of 0 and Bob will receive a reward of 1." in user["content"]
-    assert "'<s>halt negotiation</s>'" in user["content"]
+    assert "### Points" in user["content"] and "- You pick Stag, Bob picks Hare: you get 0, Bob gets 1." \
+        in user["content"]
+    assert "<s>halt negotiation</s>" in user["content"]
     assert "Bob said in round 1" in llm.prompts[1][1]["content"]
     assert not any(a["fallback"] for a in rec.llm_acts) and len(rec.llm_acts) == 3
 
@@ -179,7 +179,7 @@ def test_llm_baseline_through_the_fake_openai_server():
         cfg = LLMConfig(model="test-model", base_url=fake.url, api_key="sk-test", timeout=5.0, max_retries=0)
         with LLMClient(cfg, sleep=lambda s: None) as llm:
             rec = play_game(SPEC, 1, {"alice": "llm", "bob": "workflow"}, {"game": "monopoly"}, llm=llm)
-        assert fake.requests and "sequential move game" in fake.requests[0]["json"]["messages"][1]["content"]
+        assert fake.requests and "decide in turn" in fake.requests[0]["json"]["messages"][1]["content"]
     assert rec.results["outcome"] == ["choice_2", "choice_1"] and rec.results["tokens"] > 0
 
 
@@ -211,11 +211,11 @@ def _last_section(prompt: str) -> str:
 def test_llm_workflow_builds_the_chains_summarises_and_prepends_the_strategy():
     def respond(prompt):
         ask = _last_section(prompt)
-        if ask.startswith("Summary of Thinking Chains"):
+        if ask.startswith("Summing Up the Chains"):
             return "<s>Always defect: it is best whatever Bob does.</s>"
         if ask.startswith("Negotiation"):
             return "<s>halt negotiation</s>"
-        if ask.startswith("The Other Player's Action Given Your Action") and "action: Cooperate" in ask:
+        if ask.startswith("Their Reply to Your Option") and "pick Cooperate." in ask:
             return "<r>he gains more</r> <s>banana</s>"  # unusable every time: the solver fills this step
         return "<r>5 > 3 and 1 > 0</r><s>Defect</s>"
     llm = RespondingLLM(respond)
@@ -223,12 +223,12 @@ def test_llm_workflow_builds_the_chains_summarises_and_prepends_the_strategy():
     rec = play_game(SPEC, 1, agents, {"game": "prisoners-dilemma", "negotiation": 2}, llm=llm)
     assert rec.results["outcome"] == {"alice": "Defect", "bob": "Defect"} and rec.results["halts"] == 1
     asks = [_last_section(m[-1]["content"]).split("\n")[0] for m in llm.prompts]
-    assert asks.count("The Other Player's Action Given Your Action") == 2 + 2  # 3 tries for the broken one
-    assert asks.count("Your Potential Action Given the Other Player's Action") == 2
-    assert asks.count("Summary of Thinking Chains") == 1
+    assert asks.count("Their Reply to Your Option") == 2 + 2  # 3 tries for the broken one
+    assert asks.count("Your Reply to Their Option") == 2
+    assert asks.count("Summing Up the Chains") == 1
     action_prompt = next(m[-1]["content"] for m in llm.prompts
                          if _last_section(m[-1]["content"]).startswith("Your Action"))
-    assert "### Strategy You Have Derived\nAlways defect" in action_prompt
+    assert "### Your Plan\nAlways defect" in action_prompt
     assert "If I choose Cooperate, then Bob will choose Defect." in action_prompt  # the solver's fill-in
     fallbacks = [a for a in rec.llm_acts if a["fallback"]]
     assert len(fallbacks) == 1 and fallbacks[0]["use"].startswith("chain:")
@@ -240,10 +240,10 @@ def test_llm_workflow_walks_a_tree_backwards():
 
     def respond(prompt):
         ask = _last_section(prompt)
-        if ask.startswith("Potential Action Given Previous Actions"):
+        if ask.startswith("A Decision Along the Way"):
             seen.append(ask.split("\n")[1])
             return "<s>choice_2</s>" if "Nothing has been played" in ask else "<s>choice_1</s>"
-        return "<s>a plan</s>" if ask.startswith("Summary") else "<s>choice_2</s>"
+        return "<s>a plan</s>" if ask.startswith("Summing Up") else "<s>choice_2</s>"
     rec = play_game(SPEC, 1, {"alice": "llm-workflow", "bob": "workflow"}, {"game": "monopoly"},
                     llm=RespondingLLM(respond))
     assert len(seen) == 2 and "Nothing has been played yet" in seen[-1]  # the deepest node first, the root last

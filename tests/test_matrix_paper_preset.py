@@ -163,9 +163,9 @@ def test_the_paper_tree_workflow_derives_subtree_rewards_itself(tmp_path):
     for preset, payoffs in (("paper", False), ("ours", True)):
         _, reqs = play({"preset": preset, "paper_prompts": root, "game": "trigame"}, agents=("llm-workflow", "llm"))
         chains = [q["messages"][1]["content"].rsplit("### ", 1)[-1] for q in reqs
-                  if "### Potential Action Given Previous Actions" in q["messages"][1]["content"]]
+                  if "### A Decision Along the Way" in q["messages"][1]["content"]]
         assert len(chains) == 7  # 4 deepest nodes, 2 of Bob, the root
-        notes = " ".join(c.split("must choose among", 1)[1] for c in chains)
+        notes = " ".join(c.split(" among: ", 1)[1] for c in chains)
         assert bool(re.search(r"ends with -?\d+ for you", notes)) is payoffs, preset
         if not payoffs:  # the choices derived below, with their reasons, and no reward
             root_ask = chains[-1]

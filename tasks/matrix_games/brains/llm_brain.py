@@ -1,5 +1,7 @@
-"""The paper's prompted baseline (`llm`): its game introduction and rules (one sentence per outcome), the
-negotiation history ("Alice said in round r: ..."), chain-of-thought and the answer between <s> and </s>.
+"""The paper's prompted baseline (`llm`) in its structure, in our words: the game and its points (one line per
+outcome), the negotiation history ("Alice said in round r: ..."), chain-of-thought and the answer between <s> and
+</s>. The release's own wording of these parts is not read (only its system prompt and anti-negotiation prompts are,
+release.py): the paper preset says so in the docs.
 Departures, for a working game: retries are bounded (`retries`, default 3) and the halt check compares the tag's
 text with "halt negotiation" (the original compared it with the tagged string, so it never fired). An answer that
 never parses falls back visibly to the workflow agent's policy (`llm_fallback`: tables say `llm+fallback`).
@@ -31,30 +33,26 @@ def rules_text(view: dict) -> str:
     me, other = view["me_name"], view["partner_name"]
     if view["game"]["kind"] == "matrix":
         mine, theirs = view["my_actions"], view["their_actions"]
-        lines = [f"You are playing a one-round game with another player to maximize the reward you can obtain. "
-                 f"This game involves two players, {me} and {other}. You are playing as {me}. You have "
-                 f"{len(mine)} choices: {', '.join(mine)}. The other player, {other}, also has {len(theirs)} "
-                 f"choices: {', '.join(theirs)}.", "### Game Rules"]
+        lines = [f"One round: you and {other} each pick an option at the same moment. You play {me}. Your "
+                 f"{len(mine)} options: {', '.join(mine)}. {other}'s {len(theirs)} options: {', '.join(theirs)}. "
+                 "Aim for the most points for yourself.", "### Points"]
         for i, a in enumerate(mine):
             for j, b in enumerate(theirs):
                 c = view["matrix"][i][j]
-                lines.append(f"- If you choose {a} while {other} chooses {b}, you will receive a reward of "
-                             f"{c['me']} and {other} will receive a reward of {c['them']}.")
-        return "### Game Introduction\n" + "\n".join(lines)
-    lines = [f"You are playing a sequential move game with another player to maximize the reward you can obtain. "
-             f"This game involves two players, {me} and {other}. You are playing as {me}. You have different sets "
-             "of actions to choose from for each round, same for the other player.", "### Game Rules"]
+                lines.append(f"- You pick {a}, {other} picks {b}: you get {c['me']}, {other} gets {c['them']}.")
+        return "### The Game\n" + "\n".join(lines)
+    lines = [f"You and {other} decide in turn, one after the other, and each decision has options of its own. You "
+             f"play {me}. Aim for the most points for yourself.", "### Points"]
 
     def walk(node, said):
         if "mover" not in node:
-            lines.append(f"- If {', then '.join(said)}, you will receive a reward of {node['me']} and {other} "
-                         f"will receive a reward of {node['them']}.")
+            lines.append(f"- {'; '.join(said)}: you get {node['me']}, {other} gets {node['them']}.")
             return
         who = me if node["mover"] == "me" else other
         for label, child in node["moves"].items():
-            walk(child, said + [f"{who} chooses {label}"])
+            walk(child, said + [f"{who} picks {label}"])
     walk(view["tree"], [])
-    return "### Game Introduction\n" + "\n".join(lines)
+    return "### The Game\n" + "\n".join(lines)
 
 
 class LLMBrain(WorkflowBrain):
@@ -88,8 +86,8 @@ class LLMBrain(WorkflowBrain):
             out.append(f"{name} said in round {n // 2 + 1}: {text}")
         head = ""
         if v["game"]["kind"] == "tree" and v.get("path"):
-            head = "### Previous Actions Done in the Game\n" + ", then ".join(v["path"]) + "\n"
-        msgs = ("### Negotiation Messages\n" + "\n".join(out) + "\n") if out else ""
+            head = "### Moves So Far\n" + ", then ".join(v["path"]) + "\n"
+        msgs = ("### What Was Said\n" + "\n".join(out) + "\n") if out else ""
         return head + msgs if k else head
 
     def _ask(self, instruction: str, use: str) -> Optional[str]:
@@ -146,11 +144,9 @@ class LLMBrain(WorkflowBrain):
     def talk(self):
         v = self.view
         other, k = v["partner_name"], v["negotiation"]["rounds"]
-        answer = self._ask(f"### Negotiation\nYou can discuss with {other} to maximize the reward you can obtain. "
-                           f"You have a maximum of {k} rounds to negotiate. Analyze the situation and decide what "
-                           "to say. Surround your message with '<s>' and '</s>' to indicate the start and end of "
-                           "your message. For example, '<s>Hi, how are you?</s>'. You can also choose the halt the "
-                           "negotiation by saying '<s>halt negotiation</s>'.", "negotiate")
+        answer = self._ask(f"### Negotiation\nBefore anyone moves you may talk with {other}, for at most {k} rounds, "
+                           "to do as well as you can. Think it over, then write your message between <s> and </s>, "
+                           "e.g. <s>Hello there.</s> To stop talking, answer <s>halt negotiation</s>.", "negotiate")
         if answer is None:
             return super().talk()
         if answer.lower().strip(" .!") == "halt negotiation":
@@ -166,10 +162,9 @@ class LLMBrain(WorkflowBrain):
         v = self.view
         probe = ("\n" + release.negotiation_prompt(self.options.get("paper_prompts"), self.probe, v["partner_name"])
                  if self.probe and self.log else "")  # the paper adds it only after a negotiation
-        answer = self._ask("### Your Action\nAnalyse the problem and the negotiation message if there is any. Please "
-                           f"choose one of the following actions to maximize your reward: {', '.join(v['moves'])}. "
-                           "Surround your choice with '<s>' and '</s>' to indicate the start and end of your choice. "
-                           f"For example, '<s>{v['moves'][0]}</s>'." + probe, "move")
+        answer = self._ask("### Your Action\nWeigh the game and anything said above, then pick the option that "
+                           f"does best for you, one of: {', '.join(v['moves'])}. Put your pick between <s> and </s>, "
+                           f"e.g. <s>{v['moves'][0]}</s>." + probe, "move")
         if answer is None:
             return super().choose()
         return parse_action(answer, v["moves"])

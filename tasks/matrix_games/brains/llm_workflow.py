@@ -43,17 +43,15 @@ class LLMWorkflowBrain(LLMBrain):
         other, mine, theirs = v["partner_name"], v["my_actions"], v["their_actions"]
         chains = []
         for i, a in enumerate(mine):
-            got, why = self._chain_ask(f"### The Other Player's Action Given Your Action\nSuppose you have chosen to "
-                                       f"take the action: {a}. There are {len(theirs)} possible actions that {other} "
-                                       f"can take: {', '.join(theirs)}. What action do you think {other} will take to "
-                                       "maximize their reward and why?", theirs)
+            got, why = self._chain_ask(f"### Their Reply to Your Option\nSay you pick {a}. {other} has {len(theirs)} "
+                                       f"options: {', '.join(theirs)}. Which one would {other} pick to get the most "
+                                       "points, and why?", theirs)
             got = got or theirs[solvers.best_responses(p, 1)[i][0]]
             chains.append(f"If I choose {a}, then {other} will choose {got}{self._because(why)}.")
         for j, b in enumerate(theirs):
-            got, why = self._chain_ask(f"### Your Potential Action Given the Other Player's Action\nSuppose {other} "
-                                       f"has chosen to take the action: {b}. There are {len(mine)} possible actions "
-                                       f"that you can take: {', '.join(mine)}. What action would you then take to "
-                                       "maximize your reward and why?", mine)
+            got, why = self._chain_ask(f"### Your Reply to Their Option\nSay {other} picks {b}. You have {len(mine)} "
+                                       f"options: {', '.join(mine)}. Which one would you pick to get the most points, "
+                                       "and why?", mine)
             got = got or mine[solvers.best_responses(p, 0)[j][0]]
             chains.append(f"If {other} chooses {b}, then I will choose {got}{self._because(why)}.")
         return chains
@@ -73,10 +71,10 @@ class LLMWorkflowBrain(LLMBrain):
                            f"chose {lab}." for k, lab in enumerate(path)) or " Nothing has been played yet."
             who = "you" if node["player"] == 0 else other
             notes = " ".join(self._subtree_note(who, lab, leaf, derived) for lab, (leaf, derived) in below.items())
-            got, why = self._chain_ask(f"### Potential Action Given Previous Actions\nSuppose the previous actions "
-                                       f"are:{prev} Now {who} must choose among: {', '.join(labels)}. {notes} What "
-                                       f"action will {who} take to maximize {'your' if who == 'you' else 'their'} "
-                                       "reward?", labels)
+            got, why = self._chain_ask(f"### A Decision Along the Way\nThe moves so far:{prev} Now {who} "
+                                       f"decide{'' if who == 'you' else 's'} among: {', '.join(labels)}. {notes} "
+                                       f"Which one gets {'you' if who == 'you' else 'them'} the most points?",
+                                       labels)
             got = got or exact[path]
             actor = "I" if who == "you" else other
             chains.append(f"After {', '.join(path) or 'the start'}, {actor} will choose {got}{self._because(why)}.")
@@ -106,13 +104,11 @@ class LLMWorkflowBrain(LLMBrain):
         if name not in self.strategies:
             self.strategies[name] = ""  # while the chains are built, prompts carry no strategy yet
             chains = self._matrix_chains() if self.view["game"]["kind"] == "matrix" else self._tree_chains()
-            summary = self._ask("### Summary of Thinking Chains\n" + "\n".join(chains) + "\nCarefully analyze these "
-                                "thinking chains: (1) your decisions conditioned on the other player's actions (2) "
-                                "guesses of the other's decisions conditioned on your actions. Summarize them into "
-                                "a strategy without any conditional knowledge; it can be one specific action or a "
-                                "probability distribution over actions. Put the strategy in <s> and </s>.", "summary")
-            self.strategies[name] = ("### Strategy You Have Derived\n" + (summary or " ".join(chains)) +
-                                     "\n### Thinking Chains\n" + "\n".join(chains) + "\nIf you need to negotiate: "
-                                     "keep this strategy in mind. If you need to make decisions: follow this "
-                                     "strategy.\n")
+            summary = self._ask("### Summing Up the Chains\n" + "\n".join(chains) + "\nThese chains say what you "
+                                "would pick after each option of the other player, and what you expect them to pick "
+                                "after each option of yours. Turn them into one plan with no 'if' in it: a single "
+                                "option, or odds over the options. Write the plan between <s> and </s>.", "summary")
+            self.strategies[name] = ("### Your Plan\n" + (summary or " ".join(chains)) + "\n### The Chains\n" +
+                                     "\n".join(chains) + "\nWhen you talk, keep the plan in mind; when you move, "
+                                     "follow it.\n")
         return self.strategies[name]
