@@ -27,6 +27,8 @@ Script entries (consumed one per chat request, in order):
     ``{"body": obj}``           sends ``obj`` verbatim as the JSON body (with ``"status"``, default 200).
     ``{"interrupted": True}``   a streamed answer broken off after its first event (no finish reason), as
                                 llama-cpp-python breaks streams off when another request waits.
+    ``{"cut": True}``           a streamed answer whose body ends mid-chunk (the connection closes after its first
+                                event): the client reads an incomplete chunked body.
     ``{"chunk_delay": seconds}`` a request with ``"stream": true`` gets its answer as server-sent events (always);
                                 this many seconds pass between events (a slow model). The request's record gets
                                 ``"chunks_sent"`` and, when the client closed the connection first, ``"abandoned"``.
@@ -241,12 +243,12 @@ class _Handler(BaseHTTPRequestHandler):
         if request_json.get("stream"):
             self._send_events(completion, record, float(entry.get("chunk_delay", 0)),
                               bool((request_json.get("stream_options") or {}).get("include_usage")), headers,
-                              bool(entry.get("interrupted")))
+                              bool(entry.get("interrupted")), bool(entry.get("cut")))
         else:
             self._send_json(200, completion, headers)
 
     def _send_events(self, completion: dict, record: dict, delay: float, with_usage: bool,
-                     headers: dict | None, interrupted: bool = False) -> None:
+                     headers: dict | None, interrupted: bool = False, cut: bool = False) -> None:
         """The completion as server-sent events, as OpenAI streams it: a role chunk, the content in pieces of 4
         characters (`delay` seconds apart), a chunk with the finish reason, the usage chunk when asked for, and
         [DONE]. A client that closes the connection stops the stream: the record's "abandoned" says so."""
@@ -274,6 +276,11 @@ class _Handler(BaseHTTPRequestHandler):
                 if n and delay:
                     fake._sleep(delay)
                 line = f"data: {data}\n\n".encode()
+                if cut and n == 1:  # a chunk announced in full, half sent, then the connection closes
+                    self.wfile.write(b"%x\r\n%s" % (len(line), line[:len(line) // 2]))
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
                 self.wfile.flush()
                 record["chunks_sent"] = n + 1

@@ -125,6 +125,19 @@ def test_a_server_that_breaks_streams_off_gets_requests_in_one_piece(fake, caplo
     assert "breaks streamed answers off" in caplog.text and "--interrupt_requests False" in caplog.text
 
 
+def test_a_stream_cut_off_mid_body_is_sent_again_in_one_piece(fake, caplog):
+    """A server under load that drops a streamed answer half-way (its chunked body ends early: IncompleteRead) gave
+    every call of a run an error after minutes; the call is sent again at once, unstreamed, as for a stream broken
+    off, and no attempt of the call's retries is spent on it."""
+    fake.script([{"content": "lost in the middle", "cut": True}, "whole answer", "next answer"])
+    with client_for(fake, max_retries=0) as client:
+        assert client.chat(MSGS) == "whole answer"
+        assert client.chat(MSGS) == "next answer"
+    assert [r["json"].get("stream") for r in fake.requests] == [True, None, None]
+    assert client.usage.failures == 0 and client.usage.calls == 2
+    assert "breaks streamed answers off" in caplog.text
+
+
 def test_a_calls_own_deadline_outlasts_llm_timeout_before_the_first_byte_and_between_pieces(fake):
     """`deadline=` of one call (a paper's long chain-of-thought turn) is what its first byte and each piece may take;
     `llm.timeout` still cuts an attempt of a call without one."""

@@ -14,7 +14,7 @@ from .answers import (_estimate_tokens, _preview, _truncate, _validation_message
 from .config import (DEFAULT_BASE_URL, DEFAULT_HOSTED_CONCURRENCY, DEFAULT_LOCAL_CONCURRENCY, PLACEHOLDER_KEY,
                      STRUCTURED_FORMS, LLMConfig)
 from .gate import _gate_for
-from .transport import HTTPTransport, TransportError, TransportTimeout
+from .transport import HTTPTransport, StreamBroken, TransportError, TransportTimeout
 from .usage import LLMDeadlineError, LLMError, Usage
 from .wire import BadAnswer, StatusError, StreamInterrupted, encode, read_completion
 
@@ -318,6 +318,8 @@ class LLMClient:
                 reply, q, w = self._send(payload, _attempt_timeout(cfg.timeout, deadline, left), left,
                                          stream=bool(request.get("stream")))
                 queued, waited = queued + q, waited + w
+                if isinstance(reply, StreamBroken):  # cut off mid-way: like a stream broken off, no answer
+                    raise StreamInterrupted(str(reply))
                 if isinstance(reply, TransportError):
                     raise reply
                 answer = read_completion(reply)

@@ -47,6 +47,11 @@ class TransportTimeout(TransportError):
     """No HTTP answer within the attempt's timeout."""
 
 
+class StreamBroken(TransportError):
+    """A streamed answer whose body the server cut off mid-way (its chunked encoding ends early: IncompleteRead, or
+    the connection reset while the events came), as a server under load that drops streams does."""
+
+
 class HTTPTransport:
     """POSTs JSON to ``<base_url>/chat/completions``; thread-safe (each request takes a connection of its own)."""
 
@@ -80,7 +85,14 @@ class HTTPTransport:
             sock = conn.sock  # the response keeps reading it after http.client lets go of it (will_close)
             response = conn.getresponse()
             events = response.getheader("content-type", "").startswith("text/event-stream")
-            body = _read_events(response, sock, timeout, until) if stream and events else response.read()
+            if stream and events:
+                try:
+                    body = _read_events(response, sock, timeout, until)
+                except (http.client.IncompleteRead, ConnectionResetError) as e:
+                    _abandon(conn, response)
+                    raise StreamBroken(f"{type(e).__name__}: {e}") from None
+            else:
+                body = response.read()
         except TimeoutError:
             _abandon(conn, response)  # a timed-out connection may still carry the late answer: never reused
             raise TransportTimeout("timeout") from None
