@@ -59,9 +59,6 @@ class AssignmentGame(DialopGame):
         self.tiers = tuple(tuple(t) for t in o.get("bonus_tiers", BONUS_TIERS))
         self.counts = {"messages": {s: 0 for s in self.seats}, "words": {s: 0 for s in self.seats},
                        "proposals": {s: 0 for s in self.seats}, "rejected": 0}
-        self.accepted: Optional[list[int]] = None
-        self.forced = False
-        self._final: Optional[dict] = None
 
     # --- set-up -------------------------------------------------------------------------------------------------
     @classmethod

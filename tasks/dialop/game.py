@@ -25,6 +25,10 @@ class DialopGame(Game):
         self.words = WordBudget(o.get("word_budget"), int(o.get("final_at", 25)))
         self.prefix_until: Optional[float] = None
         self._passed_by: Optional[str] = None
+        # the outcome: the accepted proposal, whether the game forced it (out of turns), the final results
+        self.accepted: Optional[list] = None
+        self.forced = False
+        self._final: Optional[dict] = None
 
     def _prefix(self, ctx: Context) -> bool:
         return self.prefix_until is not None and ctx.t <= float(self.prefix_until)

@@ -55,8 +55,6 @@ class MediationGame(DialopGame):
         self.show_weights = str(self.options.get("show_weights", "no")).strip().lower() in ("1", "true", "yes", "on")
         self.counts = {"messages": {s: 0 for s in self.seats}, "words": {s: 0 for s in self.seats},
                        "proposals": 0, "rejected": 0}
-        self.accepted: Optional[list[int]] = None
-        self.forced = False
         self.history: list[dict] = []  # proposals made: pair and each user's answer (for views)
 
     @classmethod

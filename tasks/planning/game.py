@@ -63,9 +63,6 @@ class PlanningGame(DialopGame):
         self.history: list[dict] = []   # every proposal: id, slots, full, card (the user's), status
         self.searches: list[dict] = []  # the assistant's searches: query, text, columns, rows, matched
         self.counts = {"messages": {s: 0 for s in self.seats}, "words": {s: 0 for s in self.seats}, "rejected": 0}
-        self.accepted: Optional[list] = None
-        self.forced = False
-        self._final: Optional[dict] = None
 
     @classmethod
     def generate(cls, seed: int, options: dict) -> dict:
