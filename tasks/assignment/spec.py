@@ -1,13 +1,13 @@
 """DialOp ASSIGNMENT as a task of the bot suite."""
-from tasks.core import Benchmark, TaskSpec
-from tasks.dialop.options import TURNS, paper_preset, released_options, self_play_reproduction
+from tasks.core import Benchmark
+from tasks.dialop.options import TURNS, dialop_spec
 
 from . import metrics
 from .brains import BRAINS
 from .brains.paper import RELEASE_FILES
 from .game import AssignmentGame
 
-SPEC = TaskSpec(
+SPEC = dialop_spec(
     name="assignment",
     title="Reviewer Assignment (DialOp)",
     game_class=AssignmentGame,
@@ -17,22 +17,17 @@ SPEC = TaskSpec(
     # The paper's LLM self-play (alternating turns): normalised reward.
     benchmark=(Benchmark("llm pair, alternating turns", ("llm", "llm"), (("turns", "alternate"),), "reward",
                          "fraction"),),
-    presets={"paper": paper_preset(RELEASE_FILES)},
+    release_files=RELEASE_FILES,
+    release_jsonl="optimization.jsonl",
     # The paper's LLM self-play (preset paper; `./run_bot.sh reproduce assignment`): generated instances.
-    reproduction=self_play_reproduction(("llm", "llm"), "mean normalised reward 0.921 (the paper: about 90%)"),
+    self_play=("llm", "llm"),
+    humans="mean normalised reward 0.921 (the paper: about 90%)",
     summarize=metrics.summarize,
     per_game_columns=("score", "best", "normalized_score", "proposals", "words", "turns"),
     roles={"player1": "area chair 1 (moves first when turns alternate)", "player2": "area chair 2"},
     grid={"turns": ("alternate", "free")},
     condition_keys=("turns", "psp"),
-    cli_options=(
-        TURNS,
-        *released_options("optimization.jsonl"),
-    ),
-    renderer="tasks.assignment.render:render_view",
-    evaluator="tasks.dialop.runner:evaluate",  # --psp / --human-instances: the released games
-    layout="assignment.json",
-    state_element="assignment-state",
+    cli_options=(TURNS,),
     description=(
         "Two area chairs match 8 reviewers to 8 papers. Each sees part of the affinity table in a private scale; "
         "they talk, then one proposes a full matching (/propose or by clicking cells) and the other must accept "

@@ -1,11 +1,12 @@
 """What every DialOp task declares alike, written once: the command-line options for its released games (prompted
-self-play, the released instances, the data path; each task names its own file in the release) and its `paper`
-preset (each task names the release's prompt files and any rule of its own)."""
+self-play, the released instances, the data path; each task names its own file in the release), its `paper`
+preset (each task names the release's prompt files and any rule of its own), its reproduction row and the parts of
+its TaskSpec that follow from its name (`dialop_spec`)."""
 from __future__ import annotations
 
 from typing import Optional
 
-from tasks.core import CliOption
+from tasks.core import CliOption, TaskSpec
 from tasks.core.presets import Preset
 from tasks.core.reproduction import ReproCondition, Reproduction
 
@@ -60,4 +61,24 @@ def self_play_reproduction(agents: tuple[str, ...], humans: str) -> Reproduction
         note=("The paper's LLM self-play figures are not transcribed in the project's reference file "
               f"(../shared/reference/dialop.md), so its column stays empty; humans on the released instances: "
               f"{humans}."),
+    )
+
+
+def dialop_spec(*, name: str, release_jsonl: str, release_files: tuple[str, ...], self_play: tuple[str, ...],
+                humans: str, paper_options: Optional[dict] = None, cli_options: tuple[CliOption, ...] = (),
+                **fields) -> TaskSpec:
+    """A DialOp task's TaskSpec: `fields` as any task gives them, plus what every DialOp task has alike: the
+    `paper` preset (`release_files`, `paper_options`), the LLM self-play reproduction (`self_play` agents; `humans`
+    the humans' figure for its note), the released-games options after the task's own `cli_options`, the shared
+    evaluator of the released games, and the renderer, layout and page element named after the task."""
+    return TaskSpec(
+        name=name,
+        presets={"paper": paper_preset(release_files, paper_options)},
+        reproduction=self_play_reproduction(self_play, humans),
+        cli_options=(*cli_options, *released_options(release_jsonl)),
+        evaluator="tasks.dialop.runner:evaluate",  # --psp / --human-instances: the released games
+        renderer=f"tasks.{name}.render:render_view",
+        layout=f"{name}.json",
+        state_element=f"{name}-state",
+        **fields,
     )

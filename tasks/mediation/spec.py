@@ -1,13 +1,13 @@
 """DialOp MEDIATION as a task of the bot suite."""
-from tasks.core import Benchmark, CliOption, TaskSpec
-from tasks.dialop.options import paper_preset, released_options, self_play_reproduction
+from tasks.core import Benchmark, CliOption
+from tasks.dialop.options import dialop_spec
 
 from . import metrics
 from .brains import BRAINS, PEOPLE, USER_BRAINS
 from .brains.paper import RELEASE_FILES
 from .game import MediationGame
 
-SPEC = TaskSpec(
+SPEC = dialop_spec(
     name="mediation",
     title="Flight Mediation (DialOp)",
     game_class=MediationGame,
@@ -19,9 +19,12 @@ SPEC = TaskSpec(
     seat_brains={"user1": USER_BRAINS, "user2": USER_BRAINS, "assistant": ("mediator", "llm")},
     population=(("user1", "user2"), tuple(PEOPLE)),  # scripted travellers in both user seats (brains/people.py)
     # the paper: round-robin turns (rooms.py), the released game's scoring quirks; users never see their weights
-    presets={"paper": paper_preset(RELEASE_FILES, {"turns": "round-robin", "rules": "original"})},
+    release_files=RELEASE_FILES,
+    paper_options={"turns": "round-robin", "rules": "original"},
+    release_jsonl="mediation.jsonl",
     # The paper's LLM self-play (preset paper; `./run_bot.sh reproduce mediation`): generated instances.
-    reproduction=self_play_reproduction(("llm", "llm", "llm"), "mean normalised reward 0.970 (the paper: about 100%)"),
+    self_play=("llm", "llm", "llm"),
+    humans="mean normalised reward 0.970 (the paper: about 100%)",
     summarize=metrics.summarize,
     per_game_columns=("score", "best", "worst", "normalized_score", "proposals", "words", "turns"),
     roles={"user1": "a traveller with a private calendar and flights (talks only with the assistant)",
@@ -36,12 +39,7 @@ SPEC = TaskSpec(
                   "game's quirks", ("fixed", "original")),
         CliOption("--show-weights", "show_weights", str, "ours: show each user their price and arrival weights "
                   "(the original's users never saw them)", ("no", "yes")),
-        *released_options("mediation.jsonl"),
     ),
-    renderer="tasks.mediation.render:render_view",
-    evaluator="tasks.dialop.runner:evaluate",  # --psp / --human-instances: the released games
-    layout="mediation.json",
-    state_element="mediation-state",
     description=(
         "An assistant books one flight for each of two users. Each user has a private 3-day calendar (some events "
         "shared with the assistant) and a flight list; each talks only with the assistant, who proposes one flight "

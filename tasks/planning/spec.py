@@ -1,13 +1,13 @@
 """DialOp PLANNING as a task of the bot suite."""
-from tasks.core import Benchmark, CliOption, TaskSpec
-from tasks.dialop.options import TURNS, paper_preset, released_options, self_play_reproduction
+from tasks.core import Benchmark, CliOption
+from tasks.dialop.options import TURNS, dialop_spec
 
 from . import metrics
 from .brains import BRAINS, PEOPLE, USER_BRAINS
 from .brains.paper import RELEASE_FILES
 from .game import PlanningGame
 
-SPEC = TaskSpec(
+SPEC = dialop_spec(
     name="planning",
     title="Travel Planning (DialOp)",
     game_class=PlanningGame,
@@ -18,9 +18,12 @@ SPEC = TaskSpec(
     benchmark=(Benchmark("llm assistant, simulated user", ("simuser", "llm"), (), "reward", "fraction"),),
     seat_brains={"user": USER_BRAINS, "assistant": ("planner", "llm")},
     population=("user", tuple(PEOPLE)),  # scripted travellers (brains/people.py); the agent plans for them
-    presets={"paper": paper_preset(RELEASE_FILES, {"rules": "original", "catalogue": "released"})},
+    release_files=RELEASE_FILES,
+    paper_options={"rules": "original", "catalogue": "released"},
+    release_jsonl="itinerary.jsonl",
     # The paper's LLM self-play (preset paper; `./run_bot.sh reproduce planning`): generated instances.
-    reproduction=self_play_reproduction(("llm", "llm"), "mean normalised reward 0.886 (the paper: about 90%)"),
+    self_play=("llm", "llm"),
+    humans="mean normalised reward 0.886 (the paper: about 90%)",
     summarize=metrics.summarize,
     per_game_columns=("score", "best", "worst", "normalized_score", "proposals", "searches", "words", "turns"),
     roles={"user": "the traveller, with private preferences (talks first)",
@@ -29,7 +32,6 @@ SPEC = TaskSpec(
     condition_keys=("turns", "psp", "prefs"),
     cli_options=(
         TURNS,
-        *released_options("itinerary.jsonl"),
         CliOption("--catalogue", "catalogue", str, "sites of generated games: this project's own (default) or "
                   "the release's planning.yaml + locations.geojson ($DIALOP_PLANNING_DIR)", ("own", "released")),
         CliOption("--prefs", "prefs", str, "preference sampling: as the released code (budget in ~90%% of games) "
@@ -37,10 +39,6 @@ SPEC = TaskSpec(
         CliOption("--rules", "rules", str, "scoring rules: fixed (default for generated games) or the original's "
                   "(default for released games, reproduces their stored scores)", ("fixed", "original")),
     ),
-    renderer="tasks.planning.render:render_view",
-    evaluator="tasks.dialop.runner:evaluate",  # --psp / --human-instances: the released games
-    layout="planning.json",
-    state_element="planning-state",
     description=(
         "A user with private travel preferences and an assistant who sees every site (features, prices, map, a "
         "private search tool) plan a 3-stop itinerary. Only the assistant proposes; the user sees a scorecard of "
