@@ -9,6 +9,9 @@ import ast
 import os
 from functools import lru_cache
 
+from tasks.core import release_text
+from tasks.core.release_text import ReleaseError
+
 RELEASE = "https://github.com/Wenyueh/game_theory"
 SYSTEM_FILE = "src/simultaneous_game_main.py"
 PROMPTS_FILE = "src/simultaneous_game_agent.py"
@@ -19,22 +22,13 @@ PAPER_TO_CODE = {1: 1, 2: 2, 3: 6, 4: 3, 5: 4, 6: 5}
 PERSONALITIES = ("rational", "compassionate", "friendly", "helpful", "pragmatic", "witty")  # the paper's §6 probe
 
 
-class ReleaseError(ValueError):
-    pass
-
-
 def missing(root) -> list[str]:
-    return [f for f in RELEASE_FILES if not root or not os.path.isfile(os.path.join(root, f))]
+    return release_text.missing(root, RELEASE_FILES)
 
 
 def require(root, what: str) -> str:
     """The release checkout, or a ReleaseError naming the missing files and where to get them."""
-    gone = missing(root)
-    if gone:
-        where = f"under {root!r}" if root else "(no --paper-prompts PATH given)"
-        raise ReleaseError(f"{what} is the paper's wording, read from its original release: missing {', '.join(gone)} "
-                           f"{where}. Clone {RELEASE} and pass --paper-prompts PATH (the checkout's root).")
-    return str(root)
+    return release_text.require(root, RELEASE_FILES, RELEASE, what)
 
 
 def _tree(root: str, rel: str) -> ast.Module:
