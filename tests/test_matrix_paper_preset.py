@@ -17,28 +17,11 @@ from tasks.core import Chat, Command, Join, PresetError, SeatInfo, build_match, 
 from tasks.core.evaluation import LOCAL_TIMERS, play_game
 from tasks.matrix_games import release
 from tests.fake_openai import FakeOpenAI
+from tests.matrix_fake_release import fake_release
 
 SPEC = get_task("matrix-games")
 FAMOUS = re.compile(r"cooperat|defect|stag|hare|opera|football|split|steal|prisoner|dilemma|golden|wait|go\b|"
                     r"hunt|swerve|chicken", re.I)
-SYSTEM_LINE = "args.system_prompt = f'PLACEHOLDER system: be {args.personality} here.'\n"
-PROBES = {k: f"PLACEHOLDER probe {k} about {{}}.\\n" for k in range(1, 7)}
-
-
-def fake_release(root, files=release.RELEASE_FILES):
-    """A folder with the release's relative paths and our own placeholder wording, in the release's shapes."""
-    src = root / "src"
-    src.mkdir(parents=True, exist_ok=True)
-    if release.SYSTEM_FILE in files:
-        (root / release.SYSTEM_FILE).write_text("import argparse\nargs = argparse.Namespace(personality='x')\n"
-                                                + SYSTEM_LINE)
-    if release.PROMPTS_FILE in files:
-        body = ", ".join(f'{k}: "{v}"' for k, v in PROBES.items())
-        (root / release.PROMPTS_FILE).write_text("class Agent:\n    def __init__(self):\n"
-                                                 f"        self.prompt_for_negotiate = {{0: '', {body}}}\n")
-    return str(root)
-
-
 def answers(req: dict) -> str:
     """Alice halts at once; every choice question is answered choice_2; the summary is a plan."""
     prompt = req["messages"][-1]["content"]
@@ -94,10 +77,10 @@ def test_the_anti_negotiation_prompt_comes_from_the_release_after_a_negotiation(
                       "game": "stag-hunt", "negotiation": 2}, llm=llm, brain_options={"negotiation_prompt": 3})
         reqs = [r["json"] for r in fake.requests]
     moves = [q["messages"][1]["content"] for q in reqs if "### Your Action" in q["messages"][1]["content"]]
-    # the paper's Prompt 3 is the code's key 6 (reference §3), addressed to the partner
-    assert len(moves) == 2 and moves[0].endswith("PLACEHOLDER probe 6 about Bob.")
-    assert moves[1].endswith("PLACEHOLDER probe 6 about Alice.")
-    assert "Alice said in round 1: Let us both take choice_1." in moves[0]
+    # the paper's Prompt 3 is the code's key 6 (reference §3), addressed to the partner, as the release spaces it
+    assert len(moves) == 2 and moves[0].endswith("\n\nPLACEHOLDER probe 6 about Bob.\n")
+    assert moves[1].endswith("\n\nPLACEHOLDER probe 6 about Alice.\n")
+    assert "A-FIRST 1: Let us both take choice_1." in moves[0]
 
 
 def test_the_default_preset_is_our_labelled_variant(tmp_path):

@@ -1,5 +1,6 @@
 """The wording the `paper` preset reads from the original release (Wenyueh/game_theory) at run time: the system
-prompt with its personality slot and the six anti-negotiation prompts. The files are parsed with `ast` (never
+prompt with its personality slot and the six anti-negotiation prompts (the agent's other prompts: paper_wording.py).
+The files are parsed with `ast` (never
 imported, never copied into this project): the system prompt is the f-string the runner assigns to
 `args.system_prompt`, the prompts are the int-keyed dict the agent assigns to `self.prompt_for_negotiate`.
 """
@@ -15,7 +16,8 @@ from tasks.core.release_text import ReleaseError
 RELEASE = "https://github.com/Wenyueh/game_theory"
 SYSTEM_FILE = "src/simultaneous_game_main.py"
 PROMPTS_FILE = "src/simultaneous_game_agent.py"
-RELEASE_FILES = (SYSTEM_FILE, PROMPTS_FILE)
+SEQUENTIAL_FILE = "src/sequential_game_agent.py"  # the tree games' agent (paper_wording.py)
+RELEASE_FILES = (SYSTEM_FILE, PROMPTS_FILE, SEQUENTIAL_FILE)
 # The paper's "Prompt 1..6" (§6) in the code's keys: the code orders them differently (paper 3 = code 6, paper
 # 4/5/6 = code 3/4/5; reference game-theory-negotiation.md §3).
 PAPER_TO_CODE = {1: 1, 2: 2, 3: 6, 4: 3, 5: 4, 6: 5}
@@ -73,9 +75,11 @@ def system_prompt(root, personality: str) -> str:
     return system_template(require(root, "The system prompt")).format(personality=personality)
 
 
-def negotiation_prompt(root, number: int, partner: str) -> str:
-    """The paper's anti-negotiation Prompt `number` (1..6, the paper's numbering) addressed to `partner`."""
+def negotiation_prompt(root, number: int, partner: str, exact: bool = False) -> str:
+    """The paper's anti-negotiation Prompt `number` (1..6, the paper's numbering) addressed to `partner`; `exact`
+    keeps the release's spacing (its trailing newline), as the paper wording sends it."""
     if number not in PAPER_TO_CODE:
         raise ReleaseError(f"negotiation_prompt must be 0 (none) or the paper's Prompt 1..6, got {number!r}")
     text = negotiation_prompts(require(root, f"Anti-negotiation Prompt {number}"))[PAPER_TO_CODE[number]]
-    return text.replace("{}", partner).strip()
+    text = text.replace("{}", partner)
+    return text if exact else text.strip()

@@ -1,13 +1,13 @@
-"""The paper's prompted baseline (`llm`) in its structure, in our words: the game and its points (one line per
-outcome), the negotiation history ("Alice said in round r: ..."), chain-of-thought and the answer between <s> and
-</s>. The release's own wording of these parts is not read (only its system prompt and anti-negotiation prompts are,
-release.py): the paper preset says so in the docs.
+"""The paper's prompted baseline (`llm`): the game and its points (one line per outcome), the negotiation history
+("Alice said in round r: ..."), chain-of-thought and the answer between <s> and </s>. Under `wording: ours` (the
+default) every prompt is in our words; under `wording: paper` (the `paper` preset) every prompt is the release's
+own, read at run time (paper_wording.py; the system prompt and anti-negotiation prompts: release.py).
 Departures, for a working game: retries are bounded (`retries`, default 3) and the halt check compares the tag's
 text with "halt negotiation" (the original compared it with the tagged string, so it never fired). An answer that
 never parses falls back visibly to the workflow agent's policy (`llm_fallback`: tables say `llm+fallback`).
 
 Brain options: `personality` (the system prompt's adjective, default rational: the paper's personality probe);
-`wording` (ours: our own system prompt; paper: the release's, read at run time, release.py); `negotiation_prompt`
+`wording` (ours, or paper: the release's wording, read at run time); `negotiation_prompt`
 (0 none, or the paper's anti-negotiation Prompt 1..6, appended to the action prompt after a negotiation; the
 release's wording, so it needs `paper_prompts`); `sampling` (per use: negotiate, move, chain, summary; the
 `paper` preset's temperature 1.0 and 2,000 tokens). Every call of an act carries the act's sampling.
@@ -15,9 +15,10 @@ release's wording, so it needs `paper_prompts`); `sampling` (per use: negotiate,
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Callable, Optional
 
 from .. import release
+from ..paper_wording import PaperWording
 from ..parse import ActionError, parse_action
 from .workflow import WorkflowBrain
 
@@ -59,6 +60,7 @@ class LLMBrain(WorkflowBrain):
     name = "llm"
     needs_llm = True
     uses_llm = True
+    release_agent = True  # `wording: paper` sends the release agent's prompts (the workflow's own are not read yet)
 
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
@@ -75,6 +77,7 @@ class LLMBrain(WorkflowBrain):
         self.probe = int(o.get("negotiation_prompt") or 0)
         if self.probe:
             release.negotiation_prompt(root, self.probe, "")  # stops now, naming the missing files, not mid-game
+        self.paper = PaperWording(root) if wording == "paper" and self.release_agent else None
         self.last_reason = ""  # the <r>...</r> of the last usable answer (the workflow's thinking chains)
 
     def _history(self) -> str:
@@ -90,14 +93,16 @@ class LLMBrain(WorkflowBrain):
         msgs = ("### What Was Said\n" + "\n".join(out) + "\n") if out else ""
         return head + msgs if k else head
 
-    def _ask(self, instruction: str, use: str) -> Optional[str]:
-        """One act: up to `retries` calls until the <s>...</s> answer is usable; None when it never was. Under
-        `strict_llm` a failed act ends the game, so the acts after it in the same turn (the workflow's further chain
-        steps) are not asked: they would only spend calls on a game already invalid."""
+    def _ask(self, instruction: str, use: str, paper: Optional[Callable[[dict], str]] = None) -> Optional[str]:
+        """One act: up to `retries` calls until the <s>...</s> answer is usable; None when it never was. The prompt is
+        ours around `instruction`, or `paper(view)` under the paper wording. Under `strict_llm` a failed act ends the
+        game, so the acts after it in the same turn (the workflow's further chain steps) are not asked: they would
+        only spend calls on a game already invalid."""
         if self.llm is None:
             self.llm_fallback(self.llm_missing(use), error="no LLM configured")
             return None
-        prompt = rules_text(self.view) + "\n" + self.preamble() + self._history() + instruction
+        prompt = (paper(self.view) if self.paper and paper
+                  else rules_text(self.view) + "\n" + self.preamble() + self._history() + instruction)
         if self.strict_llm and any(a.failed for a in self.llm_acts):  # after the preamble: its chains may fail
             return None
         messages = [{"role": "system", "content": self.system}, {"role": "user", "content": prompt}]
@@ -146,7 +151,8 @@ class LLMBrain(WorkflowBrain):
         other, k = v["partner_name"], v["negotiation"]["rounds"]
         answer = self._ask(f"### Negotiation\nBefore anyone moves you may talk with {other}, for at most {k} rounds, "
                            "to do as well as you can. Think it over, then write your message between <s> and </s>, "
-                           "e.g. <s>Hello there.</s> To stop talking, answer <s>halt negotiation</s>.", "negotiate")
+                           "e.g. <s>Hello there.</s> To stop talking, answer <s>halt negotiation</s>.", "negotiate",
+                           paper=self.paper and self.paper.negotiate)
         if answer is None:
             return super().talk()
         if answer.lower().strip(" .!") == "halt negotiation":
@@ -160,11 +166,12 @@ class LLMBrain(WorkflowBrain):
 
     def choose(self) -> str:
         v = self.view
-        probe = ("\n" + release.negotiation_prompt(self.options.get("paper_prompts"), self.probe, v["partner_name"])
-                 if self.probe and self.log else "")  # the paper adds it only after a negotiation
+        probe = (release.negotiation_prompt(self.options.get("paper_prompts"), self.probe, v["partner_name"],
+                                            exact=bool(self.paper)) if self.probe else "")
         answer = self._ask("### Your Action\nWeigh the game and anything said above, then pick the option that "
                            f"does best for you, one of: {', '.join(v['moves'])}. Put your pick between <s> and </s>, "
-                           f"e.g. <s>{v['moves'][0]}</s>." + probe, "move")
+                           f"e.g. <s>{v['moves'][0]}</s>." + ("\n" + probe if probe and self.log else ""), "move",
+                           paper=self.paper and (lambda view: self.paper.action(view, probe)))  # after a talk only
         if answer is None:
             return super().choose()
         return parse_action(answer, v["moves"])

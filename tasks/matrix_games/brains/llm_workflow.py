@@ -21,6 +21,7 @@ SUBTREE_NOTES = ("payoffs", "choices")
 
 class LLMWorkflowBrain(LLMBrain):
     name = "llm-workflow"
+    release_agent = False  # its prompts stay ours under `wording: paper` (only the system prompt is the release's)
 
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
