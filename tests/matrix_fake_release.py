@@ -14,10 +14,10 @@ def _probes() -> str:
     return f"        self.prompt_for_negotiate = {{0: '', {body}}}\n"
 
 
-def _lines(game_fn: str, args: str, tail: str) -> str:
+def _lines(game_fn: str, args: str, tail: str, game_class: str = "Game") -> str:
     def line(tag):
         return f"            self.alice.previous_message.append('{tag} {tail}'.format({args})+message)\n"
-    return (f"class Game:\n    def {game_fn}(self):\n"
+    return (f"class {game_class}:\n    def {game_fn}(self):\n"
             "        if self.args.who_first == 'Alice':\n" + line("A-FIRST") + line("B-REPLY")
             + "        else:\n" + line("B-FIRST") + line("A-REPLY"))
 
@@ -109,10 +109,81 @@ TALK with {self.the_other_player}, {self.max_negotiation_round} rounds
 ''' + _lines("play_next", "round+1, action_number", "{} before {}:\\n")
 
 
+WORKFLOW = '''class Agent:
+    def set_game(self):
+        if self.args.game_type == 'simultaneous':
+            self.game_setting = f"""
+WF-SETTING {self.name} vs {self.the_other_player}: {action_number} options {self.action_names}
+{rule_descriptions}
+"""
+        elif self.args.game_type == 'sequential':
+            self.game_setting = f"""
+WF-TREE {self.name}
+"""
+
+    def create_simultaneous_rule_description(self):
+        if choice_1 == choice_2:
+            r = f"- WF-SAME {choice_1}: {player_1_payoff}/{player_2_payoff}."
+        elif choice_1 != choice_2:
+            r = f"- WF-DIFF {choice_1} vs {choice_2}: {player_1_payoff}/{player_2_payoff}."
+
+    def perspective_wise_reasoning_template(self, player, condition, action, reason):
+        if player != self.name:
+            template = f"""
+AFTER {self.the_other_player} {condition}: I {action} as {reason}.
+"""
+        else:
+            template = f"""
+AFTER my {condition}: {self.the_other_player} {action} as {reason}.
+"""
+        return template
+
+    def other_conditioned_action(self, your_action):
+        conditional_action_prompt = f"""
+### Their Reply
+I took {your_action}; {self.the_other_player} picks from {self.action_names}
+"""
+
+    def your_conditioned_action(self, other_action):
+        conditional_action_prompt = f"""
+### My Reply
+{self.the_other_player} took {other_action}; I pick from {self.action_names}
+"""
+
+    def make_simultaneous_action(self):
+        action_prompt = f"""
+### Your Action
+WF-ACT among {self.action_names}
+"""
+        if self.previous_message:
+            previous_messages = "\\nWF-ACT-HISTORY:\\n" + '\\n'.join(self.previous_message)
+
+    def simultaneous_negotiate(self):
+        negotiate_prompt = f"""
+### Negotiation
+WF-TALK with {self.the_other_player}, {self.max_negotiation_round} rounds
+"""
+        if self.previous_message:
+            previous_messages = "\\nWF-TALK-HISTORY:\\n" + '\\n'.join(self.previous_message)
+
+    def summarizer(self, thinking_chains):
+        def beautify_strategy(strategy):
+            return f"""
+### Plan
+PLAN {strategy}
+"""
+        summary_prompt = f"""
+### Summary
+SUM {thoughts}
+"""
+
+''' + _lines("play", "round+1", "{}: ", "Simultaneous_Game")
+
+
 def fake_release(root, files=release.RELEASE_FILES) -> str:
     """A folder with the release's relative paths (those in `files`) and our placeholder text."""
     texts = {release.SYSTEM_FILE: "import argparse\nargs = argparse.Namespace(personality='x')\n" + SYSTEM_LINE,
-             release.PROMPTS_FILE: SIMULTANEOUS, release.SEQUENTIAL_FILE: SEQUENTIAL}
+             release.PROMPTS_FILE: SIMULTANEOUS, release.SEQUENTIAL_FILE: SEQUENTIAL, release.WORKFLOW_FILE: WORKFLOW}
     (root / "src").mkdir(parents=True, exist_ok=True)
     for rel in files:
         (root / rel).write_text(texts[rel])

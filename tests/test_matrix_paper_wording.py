@@ -31,18 +31,20 @@ def is_negotiation(prompt: str) -> bool:
 
 
 def model(talk=(), move="choice_1"):
-    """A model answering a prompt: negotiation lines from `talk` (then halt), every move `move`."""
+    """A model answering a prompt: negotiation lines from `talk` (then halt); anything else (a move, a workflow
+    chain step or summary) `move` with a reason."""
     said = iter(talk)
-    return lambda prompt: f"<s>{next(said, 'halt negotiation')}</s>" if is_negotiation(prompt) else f"<s>{move}</s>"
+    return lambda prompt: (f"<s>{next(said, 'halt negotiation')}</s>" if is_negotiation(prompt)
+                           else f"<r>it pays more</r> <s>{move}</s>")
 
 
-def play(root, options, brain_options=None, talk=(), move="choice_1", tmp=None):
-    """One llm,llm game under the paper preset against model(talk, move): the user prompts sent, in order, and the
-    game's results."""
+def play(root, options, brain_options=None, talk=(), move="choice_1", tmp=None, agent="llm"):
+    """One game of two `agent`s under the paper preset against model(talk, move): the user prompts sent, in order,
+    and the game's results."""
     answer = model(talk, move)
     tmp.mkdir(parents=True, exist_ok=True)
     rec, reqs = play_against(lambda req: answer(req["messages"][-1]["content"]), SPEC, 1,
-                             {"alice": "llm", "bob": "llm"}, {"preset": "paper", "paper_prompts": root, **options},
+                             {"alice": agent, "bob": agent}, {"preset": "paper", "paper_prompts": root, **options},
                              str(tmp / "game.jsonl"), brain_options)
     return [r["messages"][-1]["content"] for r in reqs], rec.results
 
@@ -111,10 +113,49 @@ def test_a_sequential_game_sends_the_releases_tree_prompts_with_moves_played_and
     assert results["outcome"] == ["choice_2", "choice_2", "choice_2"] and results["status"] == "completed"
 
 
+def test_the_simultaneous_workflow_sends_the_releases_chains_summary_and_strategy(tmp_path):
+    root = fake_release(tmp_path / "release")
+    prompts, results = play(root, {"game": "prisoners-dilemma", "negotiation": 1}, talk=["Both choice_1?", "Yes."],
+                            move="choice_2", tmp=tmp_path, agent="llm-workflow")
+    rules = ("- WF-SAME choice_1: 3/3.\n- WF-DIFF choice_1 vs choice_2: 0/5.\n\n\n"
+             "- WF-DIFF choice_2 vs choice_1: 5/0.\n- WF-SAME choice_2: 1/1.\n\n")
+    names = {"Alice": "Bob", "Bob": "Alice"}
+
+    def setting(me):
+        return f"\nWF-SETTING {me} vs {names[me]}: 2 options choice_1, choice_2\n{rules}\n"
+
+    def chains(me):
+        """The chain questions and sentences in the release's order: Alice's perspective first."""
+        theirs = [(f"### Their Reply\nI took {c}; {names[me]} picks from choice_1, choice_2\n",
+                   f"\nAFTER my {c}: {names[me]} choice_2 as it pays more.\n") for c in ("choice_1", "choice_2")]
+        mine = [(f"### My Reply\n{names[me]} took {c}; I pick from choice_1, choice_2\n",
+                 f"\nAFTER {names[me]} {c}: I choice_2 as it pays more.\n") for c in ("choice_1", "choice_2")]
+        steps = theirs + mine if me == "Alice" else mine + theirs
+        return ([setting(me) + "\n\n" + ask for ask, _ in steps]
+                + [setting(me) + "\n\n### Summary\nSUM " + "\n".join(said for _, said in steps) + "\n"])
+    plan = "\n### Plan\nPLAN choice_2\n"
+    lines = ["A-FIRST 1: Both choice_1?", "B-REPLY 1: Yes."]
+
+    def talk(me, heard):  # the game setting, the strategy, then the negotiation prompt and the talk so far
+        return setting(me) + "\n" + plan + "\n" + f"\n### Negotiation\nWF-TALK with {names[me]}, 1 rounds\n" \
+            + ("\nWF-TALK-HISTORY:\n" + "\n".join(lines[:heard]) if heard else "")
+
+    def act(me):
+        return setting(me) + "\n" + plan + "\n" + "\nWF-ACT-HISTORY:\n" + "\n".join(lines) + "\n" \
+            + "\n### Your Action\nWF-ACT among choice_1, choice_2\n" + "\n\n"
+    # each seat builds its chains before its first prompt of the game (the release builds both before the talk)
+    assert prompts == chains("Alice") + [talk("Alice", 0)] + chains("Bob") + [talk("Bob", 1), act("Alice"),
+                                                                               act("Bob")]
+    assert results["outcome"] == {"alice": "choice_2", "bob": "choice_2"}
+
+
 def test_the_default_wording_sends_none_of_the_release_text(tmp_path):
     root = fake_release(tmp_path / "release")
     prompts, _ = play(root, {"game": "prisoners-dilemma", "preset": "ours"}, tmp=tmp_path)
     assert prompts and not any("SETTING" in p or "ACT among" in p for p in prompts)
+    prompts, _ = play(root, {"game": "prisoners-dilemma", "preset": "ours"}, tmp=tmp_path / "workflow",
+                      agent="llm-workflow")
+    assert prompts and not any("SETTING" in p or "PLAN " in p or "AFTER my" in p for p in prompts)
 
 
 def test_a_release_without_the_sequential_agent_stops_before_the_game(tmp_path):
@@ -135,17 +176,18 @@ def _release_agents(monkeypatch, src: Path):
     for name, module in stand_ins.items():
         monkeypatch.setitem(sys.modules, name, module)
     loaded = {}
-    for name in ("configuration", "simultaneous_game_agent", "sequential_game_agent"):
+    for name in ("configuration", "simultaneous_game_agent", "sequential_game_agent", "workflow_design"):
         spec = importlib.util.spec_from_file_location(name, src / f"{name}.py")
         module = importlib.util.module_from_spec(spec)
         monkeypatch.setitem(sys.modules, name, module)
         spec.loader.exec_module(module)
         loaded[name] = module
-    return loaded["simultaneous_game_agent"], loaded["sequential_game_agent"]
+    return loaded["simultaneous_game_agent"], loaded["sequential_game_agent"], loaded["workflow_design"]
 
 
-def _release_prompts(module, game: str, answer, k: int, probe: int) -> list[str]:
-    """The prompts the release's own Game sends, answered by `answer` (its halt never fires: k full rounds)."""
+def _release_prompts(module, game: str, answer, k: int, probe: int, game_class: str = "Game") -> list[str]:
+    """The prompts the release's own game class sends, answered by `answer` (the agents' halt never fires: k full
+    rounds)."""
     sent = []
 
     def call_api(model, prompt, system_prompt):
@@ -153,8 +195,8 @@ def _release_prompts(module, game: str, answer, k: int, probe: int) -> list[str]
         return answer(prompt)
     module.call_api = call_api
     args = types.SimpleNamespace(game=game, max_negotiation_round=k, who_first="Alice", prompt_for_negotiate=probe,
-                                 model="m", system_prompt="s")
-    module.Game(args).play()
+                                 model="m", system_prompt="s", game_type="simultaneous")
+    getattr(module, game_class)(args).play()
     return sent
 
 
@@ -162,7 +204,7 @@ def _release_prompts(module, game: str, answer, k: int, probe: int) -> list[str]
                     "papers' original releases (game_theory = Wenyueh/game_theory)")
 def test_the_real_release_prompts_are_those_its_own_agent_sends(tmp_path, monkeypatch):
     root = Path(os.environ["PAPER_RELEASES"]) / "game_theory"
-    simultaneous, sequential = _release_agents(monkeypatch, root / "src")
+    simultaneous, sequential, workflow = _release_agents(monkeypatch, root / "src")
     talk = ["Shall we both take choice_1?", "Yes, choice_1."]
     prompts, results = play(str(root), {"game": "prisoners-dilemma", "negotiation": 1}, {"negotiation_prompt": 3},
                             talk=talk, tmp=tmp_path)
@@ -181,3 +223,12 @@ def test_the_real_release_prompts_are_those_its_own_agent_sends(tmp_path, monkey
     assert sum(line.startswith("If Alice") for line in tree[0].splitlines()) == 4  # every terminal path
     assert "_choice_1, _choice_2" in tree[2] and not FAMOUS.search("\n".join(tree))
     assert tree_results["outcome"] == ["choice_2", "choice_2", "choice_2"]
+
+    flow, _ = play(str(root), {"game": "stag-hunt", "negotiation": 1}, {"negotiation_prompt": 1}, talk=talk,
+                   tmp=tmp_path / "workflow", agent="llm-workflow")
+    theirs = _release_prompts(workflow, "stag_hunt", model(talk), 1, release.PAPER_TO_CODE[1], "Simultaneous_Game")
+
+    def by_seat(sent, name):  # the release builds both seats' chains first, each seat's requests keep their order
+        return [p for p in sent if f"You are playing as {name}." in p]
+    assert len(flow) == len(theirs) == 14 and all(by_seat(flow, n) == by_seat(theirs, n) for n in ("Alice", "Bob"))
+    assert "### Strategy You Have Derived" in flow[-1] and not FAMOUS.search("\n".join(flow))

@@ -139,6 +139,15 @@ class ReleaseFile:
             raise self.error(f"no string assigned to {target}")
         return found[index]
 
+    def returned(self, scope: ast.AST, function: str) -> Template:
+        """The string returned by the function `function` defined inside `scope` (a nested helper)."""
+        for node in in_order(ast.walk(scope)):
+            if isinstance(node, ast.FunctionDef) and node.name == function:
+                for ret in in_order(ast.walk(node)):
+                    if isinstance(ret, ast.Return) and isinstance(ret.value, (ast.JoinedStr, ast.Constant)):
+                        return template(ret.value)
+        raise self.error(f"no string returned by {function}")
+
     def joined(self, scope: ast.AST, target: str) -> tuple[str, Template]:
         """(separator, item) of `target = 'sep'.join([f"..." for ...])` inside `scope`."""
         for value in self.assigned(scope, target):

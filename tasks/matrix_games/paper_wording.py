@@ -18,6 +18,7 @@ keys ("_choice_1").
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from functools import lru_cache
 from types import SimpleNamespace
@@ -45,29 +46,35 @@ class AgentPrompts:
     lines: dict            # first speaker's name -> (its line, the replier's line), '...'.format(round, ordinal)
 
 
-def _lines(f: ReleaseFile, game_fn: str) -> dict:
-    scope = f.function(game_fn)
+def history_lines(f: ReleaseFile, game: ast.AST) -> dict:
+    """The history lines the release's game loop `game` appends, for Alice first and for Bob first."""
     out = {}
     for first, body in (("Alice", True), ("Bob", False)):
-        found = f.format_strings(f.branch(scope, WHO_FIRST, body), "previous_message.append")
+        found = f.format_strings(f.branch(game, WHO_FIRST, body), "previous_message.append")
         if len(found) != 2:
-            raise f.error(f"expected the first speaker's and the replier's lines in {game_fn}")
+            raise f.error("expected the first speaker's and the replier's lines in the game loop")
         out[first] = tuple(found)
     return out
+
+
+def simultaneous_prompts(f: ReleaseFile, setting: ast.AST, rules: ast.AST, act: ast.AST, neg: ast.AST,
+                         game: ast.AST) -> AgentPrompts:
+    """A simultaneous agent's prompts from the scopes that hold them (the agent's and the workflow's are alike)."""
+    return AgentPrompts(
+        setting=f.string(setting, "self.game_setting"),
+        rules=(f.string(f.branch(rules, "choice_1 == choice_2"), "r"),
+               f.string(f.branch(rules, "choice_1 != choice_2"), "r")),
+        action=(f.string(act, "action_prompt"),) * 2, negotiate=(f.string(neg, "negotiate_prompt"),) * 2, played=(),
+        action_history=f.string(act, "previous_messages"), negotiate_history=f.string(neg, "previous_messages"),
+        lines=history_lines(f, game))
 
 
 @lru_cache(maxsize=8)
 def simultaneous(root: str) -> AgentPrompts:
     f = ReleaseFile(release.require(root, "The simultaneous agent's prompts"), SIMULTANEOUS, release.RELEASE)
-    rules = f.function("Agent.create_rule_description")
-    act, neg = f.function("Agent.make_action"), f.function("Agent.negotiate")
-    return AgentPrompts(
-        setting=f.string(f.function("Agent.__init__"), "self.game_setting"),
-        rules=(f.string(f.branch(rules, "choice_1 == choice_2"), "r"),
-               f.string(f.branch(rules, "choice_1 != choice_2"), "r")),
-        action=(f.string(act, "action_prompt"),) * 2, negotiate=(f.string(neg, "negotiate_prompt"),) * 2, played=(),
-        action_history=f.string(act, "previous_messages"), negotiate_history=f.string(neg, "previous_messages"),
-        lines=_lines(f, "Game.play"))
+    fn = f.function
+    return simultaneous_prompts(f, fn("Agent.__init__"), fn("Agent.create_rule_description"), fn("Agent.make_action"),
+                                fn("Agent.negotiate"), fn("Game.play"))
 
 
 @lru_cache(maxsize=8)
@@ -85,7 +92,7 @@ def sequential(root: str) -> AgentPrompts:
                    f.string(f.branch(neg, fresh, False), "negotiate_prompt")),
         played=f.joined(f.branch(act, fresh, False), "previous_actions"),
         action_history=f.string(act, "previous_messages"), negotiate_history=f.string(neg, "previous_messages"),
-        lines=_lines(f, "Game.play_next"))
+        lines=history_lines(f, f.function("Game.play_next")))
 
 
 def ordinal(n: int) -> str:
@@ -95,6 +102,7 @@ def ordinal(n: int) -> str:
 
 class PaperWording:
     """The release agent's prompts for one seat's view: `negotiate(view)` and `action(view, probe)`."""
+    kinds = ("matrix", "tree")  # the game kinds whose prompts are the release's
 
     def __init__(self, root):
         self.root = release.require(root, "The paper wording")
@@ -180,17 +188,19 @@ class PaperWording:
         return sep.join(out)
 
     # --- the two prompts ----------------------------------------------------------------------------------------
-    def negotiate(self, v: dict) -> str:
+    def negotiate(self, v: dict, strategy: str = "") -> str:
+        """The negotiation prompt; `strategy` is the workflow's derived strategy, put after the game setting."""
         p = self._prompts(v)
         played = self._played(p, v)
         prompt = p.negotiate[bool(played)].render({"self": self._seat(v), "previous_actions": played})
         lines = self.history(v)
         if lines:
             prompt += p.negotiate_history.render({}) + "\n".join(lines)
-        return self.setting(v) + prompt
+        return self.setting(v) + ("\n" + strategy + "\n" if strategy else "") + prompt
 
-    def action(self, v: dict, probe: str) -> str:
-        """The action prompt; `probe` is the anti-negotiation text (the release's, '' for none), added after a talk."""
+    def action(self, v: dict, probe: str, strategy: str = "") -> str:
+        """The action prompt; `probe` is the anti-negotiation text (the release's, '' for none), added after a talk;
+        `strategy` as in `negotiate`."""
         p, me = self._prompts(v), self._seat(v)
         played = self._played(p, v)
         if v["game"]["kind"] == "matrix":
@@ -201,4 +211,4 @@ class PaperWording:
         lines = self.history(v)
         if lines:
             prompt = p.action_history.render({}) + "\n".join(lines) + "\n" + prompt + "\n\n" + probe
-        return self.setting(v) + "\n" + prompt
+        return self.setting(v) + "\n" + (strategy + "\n" if strategy else "") + prompt

@@ -60,7 +60,7 @@ class LLMBrain(WorkflowBrain):
     name = "llm"
     needs_llm = True
     uses_llm = True
-    release_agent = True  # `wording: paper` sends the release agent's prompts (the workflow's own are not read yet)
+    wording_class = PaperWording  # what `wording: paper` reads: the release agent's prompts
 
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
@@ -77,8 +77,12 @@ class LLMBrain(WorkflowBrain):
         self.probe = int(o.get("negotiation_prompt") or 0)
         if self.probe:
             release.negotiation_prompt(root, self.probe, "")  # stops now, naming the missing files, not mid-game
-        self.paper = PaperWording(root) if wording == "paper" and self.release_agent else None
+        self.paper = self.wording_class(root) if wording == "paper" else None
         self.last_reason = ""  # the <r>...</r> of the last usable answer (the workflow's thinking chains)
+
+    def paper_now(self) -> Optional[PaperWording]:
+        """The release's wording for this game, or None (ours; or a game kind the release's prompts are not read for)."""
+        return self.paper if self.paper and self.view["game"]["kind"] in self.paper.kinds else None
 
     def _history(self) -> str:
         v = self.view
@@ -101,7 +105,7 @@ class LLMBrain(WorkflowBrain):
         if self.llm is None:
             self.llm_fallback(self.llm_missing(use), error="no LLM configured")
             return None
-        prompt = (paper(self.view) if self.paper and paper
+        prompt = (paper(self.view) if paper
                   else rules_text(self.view) + "\n" + self.preamble() + self._history() + instruction)
         if self.strict_llm and any(a.failed for a in self.llm_acts):  # after the preamble: its chains may fail
             return None
@@ -147,12 +151,12 @@ class LLMBrain(WorkflowBrain):
             return False
 
     def talk(self):
-        v = self.view
+        v, w = self.view, self.paper_now()
         other, k = v["partner_name"], v["negotiation"]["rounds"]
         answer = self._ask(f"### Negotiation\nBefore anyone moves you may talk with {other}, for at most {k} rounds, "
                            "to do as well as you can. Think it over, then write your message between <s> and </s>, "
                            "e.g. <s>Hello there.</s> To stop talking, answer <s>halt negotiation</s>.", "negotiate",
-                           paper=self.paper and self.paper.negotiate)
+                           paper=w and (lambda view: w.negotiate(view, self.preamble())))
         if answer is None:
             return super().talk()
         if answer.lower().strip(" .!") == "halt negotiation":
@@ -165,13 +169,13 @@ class LLMBrain(WorkflowBrain):
         return True
 
     def choose(self) -> str:
-        v = self.view
+        v, w = self.view, self.paper_now()
         probe = (release.negotiation_prompt(self.options.get("paper_prompts"), self.probe, v["partner_name"],
-                                            exact=bool(self.paper)) if self.probe else "")
+                                            exact=bool(w)) if self.probe else "")
         answer = self._ask("### Your Action\nWeigh the game and anything said above, then pick the option that "
                            f"does best for you, one of: {', '.join(v['moves'])}. Put your pick between <s> and </s>, "
                            f"e.g. <s>{v['moves'][0]}</s>." + ("\n" + probe if probe and self.log else ""), "move",
-                           paper=self.paper and (lambda view: self.paper.action(view, probe)))  # after a talk only
+                           paper=w and (lambda view: w.action(view, probe, self.preamble())))  # after a talk only
         if answer is None:
             return super().choose()
         return parse_action(answer, v["moves"])

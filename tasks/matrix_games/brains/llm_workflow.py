@@ -8,11 +8,15 @@ the model never answers usably is filled by the exact solver and marked as a fal
 
 Brain option `subtree_notes` says what a tree prompt tells the model about each move's subtree: "payoffs" (ours:
 the rewards the decided subtree ends in) or "choices" (the paper's workflow: only the choices already derived
-below, with their reasons; the model derives the rewards from the rules itself)."""
+below, with their reasons; the model derives the rewards from the rules itself).
+
+Under `wording: paper` a simultaneous game sends the release workflow's own prompts, chain sentences and strategy
+text (paper_workflow.py), asking in its order; trees keep our wording."""
 from __future__ import annotations
 
 from .. import solvers
 from ..parse import parse_action
+from ..paper_workflow import WorkflowWording
 from .llm_brain import LLMBrain
 
 ANSWER = "Answer with your reason in <r> and </r> and your choice in <s> and </s>."
@@ -21,7 +25,7 @@ SUBTREE_NOTES = ("payoffs", "choices")
 
 class LLMWorkflowBrain(LLMBrain):
     name = "llm-workflow"
-    release_agent = False  # its prompts stay ours under `wording: paper` (only the system prompt is the release's)
+    wording_class = WorkflowWording  # `wording: paper`: the release workflow's prompts (simultaneous games only)
 
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
@@ -30,9 +34,10 @@ class LLMWorkflowBrain(LLMBrain):
         if self.notes_kind not in SUBTREE_NOTES:
             raise ValueError(f"subtree_notes must be one of {', '.join(SUBTREE_NOTES)}, got {self.notes_kind!r}")
 
-    def _chain_ask(self, question: str, labels: list[str]) -> tuple[str | None, str]:
-        """(the choice, its reason) or (None, "") when the model never answered usably."""
-        answer = self._ask(question + "\n" + ANSWER, "chain:" + "|".join(labels))
+    def _chain_ask(self, question: str, labels: list[str], paper=None) -> tuple[str | None, str]:
+        """(the choice, its reason) or (None, "") when the model never answered usably; `paper(view)` is the
+        release's prompt for the same question under the paper wording."""
+        answer = self._ask(question + "\n" + ANSWER, "chain:" + "|".join(labels), paper=paper)
         return (None, "") if answer is None else (parse_action(answer, labels), self.last_reason)
 
     @staticmethod
@@ -40,22 +45,30 @@ class LLMWorkflowBrain(LLMBrain):
         return f" because {reason.rstrip('.')}" if reason else ""
 
     def _matrix_chains(self) -> list[str]:
-        v, p = self.view, self.bimatrix()
+        v, p, w = self.view, self.bimatrix(), self.paper_now()
         other, mine, theirs = v["partner_name"], v["my_actions"], v["their_actions"]
-        chains = []
-        for i, a in enumerate(mine):
-            got, why = self._chain_ask(f"### Their Reply to Your Option\nSay you pick {a}. {other} has {len(theirs)} "
-                                       f"options: {', '.join(theirs)}. Which one would {other} pick to get the most "
-                                       "points, and why?", theirs)
-            got = got or theirs[solvers.best_responses(p, 1)[i][0]]
-            chains.append(f"If I choose {a}, then {other} will choose {got}{self._because(why)}.")
-        for j, b in enumerate(theirs):
-            got, why = self._chain_ask(f"### Your Reply to Their Option\nSay {other} picks {b}. You have {len(mine)} "
-                                       f"options: {', '.join(mine)}. Which one would you pick to get the most points, "
-                                       "and why?", mine)
-            got = got or mine[solvers.best_responses(p, 0)[j][0]]
-            chains.append(f"If {other} chooses {b}, then I will choose {got}{self._because(why)}.")
-        return chains
+
+        def after_mine():  # for each of my options, the partner's best reply
+            for i, a in enumerate(mine):
+                got, why = self._chain_ask(f"### Their Reply to Your Option\nSay you pick {a}. {other} has "
+                                           f"{len(theirs)} options: {', '.join(theirs)}. Which one would {other} pick "
+                                           "to get the most points, and why?", theirs,
+                                           w and (lambda view, a=a: w.their_reply(view, a)))
+                got = got or theirs[solvers.best_responses(p, 1)[i][0]]
+                yield (w.chain(v, True, a, got, why) if w
+                       else f"If I choose {a}, then {other} will choose {got}{self._because(why)}.")
+
+        def after_theirs():  # for each of the partner's options, my best reply
+            for j, b in enumerate(theirs):
+                got, why = self._chain_ask(f"### Your Reply to Their Option\nSay {other} picks {b}. You have "
+                                           f"{len(mine)} options: {', '.join(mine)}. Which one would you pick to get "
+                                           "the most points, and why?", mine,
+                                           w and (lambda view, b=b: w.my_reply(view, b)))
+                got = got or mine[solvers.best_responses(p, 0)[j][0]]
+                yield (w.chain(v, False, b, got, why) if w
+                       else f"If {other} chooses {b}, then I will choose {got}{self._because(why)}.")
+        order = (after_mine, after_theirs) if not w or w.own_first(v) else (after_theirs, after_mine)
+        return [chain for part in order for chain in part()]
 
     def _tree_chains(self) -> list[str]:
         other = self.view["partner_name"]
@@ -101,15 +114,17 @@ class LLMWorkflowBrain(LLMBrain):
         return solvers.subtree(self.tree(), tuple(path))["player"]
 
     def preamble(self) -> str:
-        name = self.view["game"]["name"]
+        name, w = self.view["game"]["name"], self.paper_now()
         if name not in self.strategies:
             self.strategies[name] = ""  # while the chains are built, prompts carry no strategy yet
             chains = self._matrix_chains() if self.view["game"]["kind"] == "matrix" else self._tree_chains()
             summary = self._ask("### Summing Up the Chains\n" + "\n".join(chains) + "\nThese chains say what you "
                                 "would pick after each option of the other player, and what you expect them to pick "
                                 "after each option of yours. Turn them into one plan with no 'if' in it: a single "
-                                "option, or odds over the options. Write the plan between <s> and </s>.", "summary")
-            self.strategies[name] = ("### Your Plan\n" + (summary or " ".join(chains)) + "\n### The Chains\n" +
+                                "option, or odds over the options. Write the plan between <s> and </s>.", "summary",
+                                paper=w and (lambda view: w.summary(view, chains)))
+            self.strategies[name] = (w.strategy(summary or " ".join(chains)) if w else
+                                     "### Your Plan\n" + (summary or " ".join(chains)) + "\n### The Chains\n" +
                                      "\n".join(chains) + "\nWhen you talk, keep the plan in mind; when you move, "
                                      "follow it.\n")
         return self.strategies[name]
