@@ -48,27 +48,28 @@ class LLMWorkflowBrain(LLMBrain):
         v, p, w = self.view, self.bimatrix(), self.paper_now()
         other, mine, theirs = v["partner_name"], v["my_actions"], v["their_actions"]
 
-        def after_mine():  # for each of my options, the partner's best reply
-            for i, a in enumerate(mine):
-                got, why = self._chain_ask(f"### Their Reply to Your Option\nSay you pick {a}. {other} has "
-                                           f"{len(theirs)} options: {', '.join(theirs)}. Which one would {other} pick "
-                                           "to get the most points, and why?", theirs,
-                                           w and (lambda view, a=a: w.their_reply(view, a)))
-                got = got or theirs[solvers.best_responses(p, 1)[i][0]]
-                yield (w.chain(v, True, a, got, why) if w
-                       else f"If I choose {a}, then {other} will choose {got}{self._because(why)}.")
-
-        def after_theirs():  # for each of the partner's options, my best reply
-            for j, b in enumerate(theirs):
-                got, why = self._chain_ask(f"### Your Reply to Their Option\nSay {other} picks {b}. You have "
-                                           f"{len(mine)} options: {', '.join(mine)}. Which one would you pick to get "
-                                           "the most points, and why?", mine,
-                                           w and (lambda view, b=b: w.my_reply(view, b)))
-                got = got or mine[solvers.best_responses(p, 0)[j][0]]
-                yield (w.chain(v, False, b, got, why) if w
-                       else f"If {other} chooses {b}, then I will choose {got}{self._because(why)}.")
-        order = (after_mine, after_theirs) if not w or w.own_first(v) else (after_theirs, after_mine)
-        return [chain for part in order for chain in part()]
+        def replies(given_mine: bool):
+            """For each of my options the partner's best reply (given_mine), or for each of theirs mine."""
+            options, answers = (mine, theirs) if given_mine else (theirs, mine)
+            best = solvers.best_responses(p, 1 if given_mine else 0)
+            for i, a in enumerate(options):
+                if given_mine:
+                    question = f"### Their Reply to Your Option\nSay you pick {a}. {other} has {len(theirs)} " \
+                               f"options: {', '.join(theirs)}. Which one would {other} pick to get the most points, " \
+                               "and why?"
+                else:
+                    question = f"### Your Reply to Their Option\nSay {other} picks {a}. You have {len(mine)} " \
+                               f"options: {', '.join(mine)}. Which one would you pick to get the most points, and why?"
+                paper = w and (lambda view, a=a: w.their_reply(view, a) if given_mine else w.my_reply(view, a))
+                got, why = self._chain_ask(question, answers, paper)
+                got = got or answers[best[i][0]]
+                if w:
+                    yield w.chain(v, given_mine, a, got, why)
+                else:
+                    who, then = ("I choose", f"{other} will") if given_mine else (f"{other} chooses", "I will")
+                    yield f"If {who} {a}, then {then} choose {got}{self._because(why)}."
+        order = (True, False) if not w or w.own_first(v) else (False, True)
+        return [chain for given_mine in order for chain in replies(given_mine)]
 
     def _tree_chains(self) -> list[str]:
         other = self.view["partner_name"]
