@@ -6,7 +6,6 @@ under the real release are byte for byte those the release's own Agent builds fo
 from __future__ import annotations
 
 import importlib.util
-import itertools
 import os
 import re
 import sys

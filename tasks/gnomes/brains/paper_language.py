@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import ast
 import random
-from pathlib import Path
 from typing import Optional
+
+from tasks.core.release_text import ReleaseError, ReleaseFile
 
 RELEASE = "https://github.com/vivianchen98/shared_control_language"
 RELEASE_FILE = "src/shared_control_language/aismcts_language_utils.py"
@@ -22,27 +23,15 @@ PAPER_FLAGS = {"STAY_PUT": "stay", "RIGHT": "right", "UP": "up", "LEFT": "left",
                "INQUIRY": "Inquiry", "ACCEPT": "Accept", "REJECT": "Reject"}
 
 
-class ReleaseError(ValueError):
-    """The release file is missing or no longer has the shape read here."""
-
-
 def _function(root: str, name: str) -> ast.FunctionDef:
-    path = Path(root) / RELEASE_FILE
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError) as exc:
-        raise ReleaseError(f"cannot read {path} of the paper's release ({RELEASE}): {exc}") from exc
-    fn = next((f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == name), None)
-    if fn is None:
-        raise ReleaseError(f"{path} has no function {name}")
-    return fn
+    return ReleaseFile(root, RELEASE_FILE, RELEASE).function(name)
 
 
 def _assigned(fn: ast.FunctionDef, name: str) -> ast.expr:
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            return node.value
-    raise ReleaseError(f"{fn.name} of the release assigns no {name}")
+    value = next(ReleaseFile.assigned(fn, name), None)
+    if value is None:
+        raise ReleaseError(f"{fn.name} of the release assigns no {name}")
+    return value
 
 
 def _system(fn: ast.FunctionDef) -> str:
