@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import random
 import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, Optional
@@ -100,6 +101,8 @@ class Brain:
         self.seed = seed
         self.llm = llm
         self.options = dict(options or {})
+        self.rng = random.Random(seed)  # every random choice of a brain comes from its seed: games replay
+        self.view: Optional[dict] = None  # the seat's latest view, for brains that keep one
         self.notes: list[dict] = []  # structured notes for the log (e.g. an LLM fallback), drained by the driver
         self.usage = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "failures": 0}
         self.llm_acts: list[LLMAct] = []  # LLM acts since the last drain (by the driver)

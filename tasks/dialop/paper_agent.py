@@ -127,7 +127,6 @@ class PaperBrain(Brain):
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
         self.fewshot = read_prompt(self.options.get("paper_prompts"), self.prompt_files[seat])
-        self.view: Optional[dict] = None
         self.history: list[str] = []
         self.news = True          # something new to answer (the first turn counts as news)
         self.steps = 0            # model lines this game

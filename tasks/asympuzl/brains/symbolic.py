@@ -28,7 +28,6 @@ class PuzzleBrain(Brain):
 
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
-        self.view: Optional[dict] = None
         self.inbox: list[str] = []
         self.pos_shapes: dict[int, tuple] = {}   # position -> candidate shapes
         self.shape_colour: dict[str, str] = {}

@@ -9,7 +9,6 @@ and an agent with nothing new to say stays quiet.
 """
 from __future__ import annotations
 
-import random
 import re
 from typing import Optional, Sequence
 
@@ -36,7 +35,6 @@ class DondBrain(Brain):
 
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
-        self.rng = random.Random(seed)
         self.view: dict = {}
         self.heard: list[str] = []      # the partner's lines since my last answer
         self.said: set = set()          # every line I said (never repeat one)

@@ -5,7 +5,6 @@ Every brain sees only its seat's view and the chat; models are built from the wa
 """
 from __future__ import annotations
 
-import random
 from typing import Optional
 
 from tasks.core import Brain, ChatShown, View
@@ -34,7 +33,6 @@ class GnomeBrain(Brain):
 
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
-        self.rng = random.Random(seed)
         self.view: dict = {}
         self.model: Optional[Model] = None
         self.round = 0

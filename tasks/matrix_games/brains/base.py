@@ -2,7 +2,6 @@
 `choose()` into moves at the right time (its turn to talk, its move not yet made). Subclasses decide."""
 from __future__ import annotations
 
-import random
 from typing import Optional
 
 from tasks.core import Brain, ChatShown, View
@@ -15,7 +14,6 @@ class SeatBrain(Brain):
 
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
-        self.rng = random.Random(seed)
         self.view: dict = {}
         self.heard: list[str] = []  # the partner's lines not answered yet
         self.log: list[tuple[str, str]] = []  # (who, text) of this step's talk, who = "me" | "partner"

@@ -136,7 +136,6 @@ class LLMBrain(Brain):
         super().__init__(seat, seed, llm, options)
         fallback = MediatorBrain if seat == "assistant" else SimUserBrain
         self.fallback = fallback(seat, seed, None, options)
-        self.view: Optional[dict] = None
         self.history: list[str] = []
         self.example = load_example(self.options.get("dialop_data"), seat)
         self.short_example = load_example(self.options.get("dialop_data"), seat, info=False)

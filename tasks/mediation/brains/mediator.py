@@ -12,7 +12,6 @@ self-play) it keeps its lines short and proposes once the budget runs low.
 from __future__ import annotations
 
 import dataclasses
-import random
 import re
 from typing import Optional
 
@@ -42,8 +41,6 @@ class MediatorBrain(Brain):
 
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
-        self.rng = random.Random(seed)
-        self.view: Optional[dict] = None
         self.models: Optional[list[UserModel]] = None
         self.arrival: Optional[int] = None
         self.asked = {u: 0 for u in USERS}

@@ -59,8 +59,6 @@ class SimUserBrain(Brain):
 
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
-        self.rng = random.Random(seed)
-        self.view: Optional[dict] = None
         self.inbox: list[str] = []
         self.opened = False
         self.told_all = False

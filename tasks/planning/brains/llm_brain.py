@@ -91,7 +91,6 @@ class LLMBrain(Brain):
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
         self.symbolic = (PlannerBrain if seat == "assistant" else SimUserBrain)(seat, seed, None, options)
-        self.view: Optional[dict] = None
         self.history: list[str] = []
         self.errors: list[str] = []
         self.example = load_example(self.options.get("dialop_data"), seat)

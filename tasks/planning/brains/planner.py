@@ -56,7 +56,6 @@ class PlannerBrain(Brain):
 
     def __init__(self, seat, seed=0, llm=None, options=None):
         super().__init__(seat, seed, llm, options)
-        self.view: Optional[dict] = None
         self.belief: Optional[Belief] = None
         self.inbox: list[str] = []
         self.asked: set = set()

@@ -98,7 +98,6 @@ class LLMBrain(Brain):
         self.prompt_chars: Optional[int] = 4000
         self.ibp_unknown = o.get("ibp_unknown", "zero")
         self.fallback = SolverBrain(seat, seed, None, o)
-        self.view: Optional[dict] = None
         self._dirty = False
         self._observations: list[str] = []
         self._partner_msgs: list[str] = []

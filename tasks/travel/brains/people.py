@@ -17,7 +17,6 @@ Every choice is seeded (the brain's seed), so a population run is reproducible.
 """
 from __future__ import annotations
 
-import random
 from typing import Optional
 
 from tasks.core import Brain, ChatShown, View
@@ -51,8 +50,6 @@ class PersonBrain(Brain):
 
     def __init__(self, seat: str, seed: int = 0, llm=None, options: Optional[dict] = None):
         super().__init__(seat, seed, llm, options)
-        self.rng = random.Random(seed)
-        self.view: Optional[dict] = None
         self.k: Optional[Knowledge] = None
         self._dirty = False
         self._heard: list[str] = []

@@ -75,7 +75,6 @@ class SolverBrain(SolverReplies, Brain):
             raise ValueError(f"llm_reader must be always, fallback or off, not {mode!r}")
         self._reading_schema: Optional[dict] = None
         self.share_with_asks = bool(o.get("share_with_asks", True))
-        self.view: Optional[dict] = None
         self.k: Optional[Knowledge] = None
         self._dirty = False
         self._opened = False
