@@ -86,6 +86,7 @@ def test_paper_preset_sends_the_releases_prompts_without_a_temperature(tmp_path)
     assert flags and inquiries and len(flags) + len(inquiries) == len(reqs)
     for req in reqs:
         assert "temperature" not in req and "response_format" not in req and "seed" not in req
+        assert "max_tokens" not in req  # the release called the API without a token limit
     user = flags[0]["messages"][1]["content"]
     assert user.startswith("PLACEHOLDER FLAG PROMPT. Message: ") and user.endswith("  Flag:")
     for req in inquiries:  # the seat's own view: the token, and the treasure only in the rounds side e sees it
@@ -108,8 +109,8 @@ def test_aismcts_calls_no_model_unless_asked_to_read_with_it(tmp_path):
 
 def test_our_variant_with_an_llm_reader_asks_for_json_at_the_clients_temperature(tmp_path):
     _, reqs = play(tmp_path, {"h": "partner", "e": "aismcts"}, {}, {"reader": "llm"})
-    assert reqs and all("response_format" in r and r["temperature"] == LLMConfig.temperature for r in reqs
-                        if "flag" in (request_schema(r) or {}).get("properties", {}))
+    assert reqs and all("response_format" in r and r["temperature"] == LLMConfig.temperature and "max_tokens" in r
+                        for r in reqs if "flag" in (request_schema(r) or {}).get("properties", {}))
 
 
 def test_paper_preset_without_the_release_says_what_is_missing(tmp_path):

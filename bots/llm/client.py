@@ -22,8 +22,8 @@ log = logging.getLogger("bots.llm")
 
 # No attempt starts with less time than this left before the deadline (it could not get an answer anyway).
 _MIN_ATTEMPT_SECONDS = 0.05
-# A temperature that sends none: the endpoint's default (sampling option temperature: "default"; e.g. a paper that
-# called gpt-3.5-turbo without one).
+# A temperature or max_tokens that sends none: the endpoint's default (sampling option temperature / max_tokens:
+# "default"; e.g. a paper that called gpt-3.5-turbo without either).
 API_DEFAULT = "default"
 _RETRYABLE_STATUS = 429
 
@@ -284,8 +284,9 @@ class LLMClient:
             "max_tokens": cfg.max_tokens if max_tokens is None else max_tokens,
             "temperature": cfg.temperature if temperature is None else temperature,
         }
-        if request["temperature"] == API_DEFAULT:  # the endpoint's own default (a paper that sent none)
-            del request["temperature"]
+        for key in ("temperature", "max_tokens"):  # API_DEFAULT: the endpoint's own default (a paper sent none)
+            if request[key] == API_DEFAULT:
+                del request[key]
         seed = cfg.seed if seed is None else seed
         for key, value in (("top_p", top_p), ("seed", seed), ("stop", stop)):
             if value is not None:

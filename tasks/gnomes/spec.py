@@ -17,8 +17,9 @@ PAPER = Preset(
     "paper",
     "the paper's agent: AISMCTS-F with n = 100 iterations and random roll-outs, chat read into flags and "
     "inquiries answered by the LLM with the release's own prompts (its answer's last line read as the release "
-    "does), no temperature sent (the API's default)",
-    brain_options={"planner": "paper", "reader": "llm", "sampling": {"*": {"temperature": "default", "deadline": 120}}},
+    "does), no temperature and no token limit sent (the API's defaults, as the release's calls)",
+    brain_options={"planner": "paper", "reader": "llm",
+                   "sampling": {"*": {"temperature": "default", "max_tokens": "default", "deadline": 120}}},
     release_files=(RELEASE_FILE,),
     release=RELEASE,
 )
