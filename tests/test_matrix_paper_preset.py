@@ -143,13 +143,20 @@ def test_a_missing_release_stops_with_the_files_and_the_repository_named(tmp_pat
 
 def test_the_paper_tree_workflow_derives_subtree_rewards_itself(tmp_path):
     root = fake_release(tmp_path)
-    for preset, payoffs in (("paper", False), ("ours", True)):
-        _, reqs = play({"preset": preset, "paper_prompts": root, "game": "trigame"}, agents=("llm-workflow", "llm"))
+    _, reqs = play({"preset": "paper", "paper_prompts": root, "game": "trigame"}, agents=("llm-workflow", "llm"))
+    asks = [q["messages"][1]["content"].rsplit("### Decide", 1)[-1] for q in reqs
+            if "### Decide" in q["messages"][1]["content"]]
+    assert len(asks) == 7  # the release's workflow: 4 deepest nodes, 2 of Bob, the root
+    assert not any("THEN A=" in a for a in asks)  # below the game's rules: choices derived below, no reward
+    assert "NOTE your choice_1: Bob then choice_2 (it pays more).\nyou then choice_2 (it pays more).\n" in asks[-1]
+    for notes_kind, payoffs in (("choices", False), ("payoffs", True)):  # our wording, either note
+        _, reqs = play({"paper_prompts": root, "game": "trigame"}, {"subtree_notes": notes_kind},
+                       agents=("llm-workflow", "llm"))
         chains = [q["messages"][1]["content"].rsplit("### ", 1)[-1] for q in reqs
                   if "### A Decision Along the Way" in q["messages"][1]["content"]]
         assert len(chains) == 7  # 4 deepest nodes, 2 of Bob, the root
         notes = " ".join(c.split(" among: ", 1)[1] for c in chains)
-        assert bool(re.search(r"ends with -?\d+ for you", notes)) is payoffs, preset
+        assert bool(re.search(r"ends with -?\d+ for you", notes)) is payoffs, notes_kind
         if not payoffs:  # the choices derived below, with their reasons, and no reward
             root_ask = chains[-1]
             assert "Nothing has been played yet" in root_ask

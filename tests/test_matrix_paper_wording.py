@@ -148,6 +148,35 @@ def test_the_simultaneous_workflow_sends_the_releases_chains_summary_and_strateg
     assert results["outcome"] == {"alice": "choice_2", "bob": "choice_2"}
 
 
+def test_the_sequential_workflow_sends_the_releases_backward_induction_prompts(tmp_path):
+    root = fake_release(tmp_path / "release")
+    prompts, results = play(root, {"game": "escalation", "negotiation": 0}, move="choice_2", tmp=tmp_path,
+                            agent="llm-workflow")
+    rules = ("WF-WHEN Alice takes choice_1, THEN A=0 B=0.\n"
+             "WF-WHEN Alice takes choice_2, next Bob takes choice_1, THEN A=1 B=-2.\n"
+             "WF-WHEN Alice takes choice_2, next Bob takes choice_2, next Alice takes choice_1, THEN A=-2 B=1.\n"
+             "WF-WHEN Alice takes choice_2, next Bob takes choice_2, next Alice takes choice_2, THEN A=-1 B=-1.")
+    alice = f"\nWF-TREE Alice vs Bob\n{rules}\n\n"
+    thoughts = ("First: I take choice_2 as it pays more.\nSecond: Bob takes choice_2 as it pays more.\n"
+                "Third: I take choice_2 as it pays more.")
+    assert prompts[:5] == [
+        # the deepest decision first, asked plainly: nothing below it is decided
+        alice + "\n### Decide Mine\nAFTER START Alice took choice_2. NEXT Bob took choice_2. I pick from "
+                "choice_1, choice_2\n",
+        # then Bob's, noted with what was decided below each move; the release rewrites I/my in the whole prompt
+        alice + "\n### Decide Theirs Noted\nAFTER START Alice took choice_2. Bob picks from choice_1, choice_2\n"
+                "NOTE Bob choice_1: END. NOTE Bob choice_2: you then choice_2 (it pays more).\n\n",
+        alice + "\n### Decide Mine Noted\nAFTER  you pick from choice_1, choice_2\nNOTE your choice_1: END. "
+                "NOTE your choice_2: Bob then choice_2 (it pays more).\nyou then choice_2 (it pays more).\n\n",
+        alice + "\n### Summary\nSUM " + thoughts + "\n",
+        # the strategy text and the thinking chains after the game setting
+        alice + "\n### Plan\nPLAN choice_2\n" + "\n" + thoughts + "\n" + "\n### Your Action\nWF-PICK _choice_1, _choice_2\n",
+    ]
+    assert len(prompts) == 11 and "\nWF-PLAYED Alice took _choice_2\n### Your Action" in prompts[9]  # Bob's move
+    assert "Second: I take choice_2 as it pays more." in prompts[9]  # Bob's own chains: he is "I"
+    assert results["outcome"] == ["choice_2", "choice_2", "choice_2"]
+
+
 def test_the_default_wording_sends_none_of_the_release_text(tmp_path):
     root = fake_release(tmp_path / "release")
     prompts, _ = play(root, {"game": "prisoners-dilemma", "preset": "ours"}, tmp=tmp_path)
@@ -184,7 +213,8 @@ def _release_agents(monkeypatch, src: Path):
     return loaded["simultaneous_game_agent"], loaded["sequential_game_agent"], loaded["workflow_design"]
 
 
-def _release_prompts(module, game: str, answer, k: int, probe: int, game_class: str = "Game") -> list[str]:
+def _release_prompts(module, game: str, answer, k: int, probe: int, game_class: str = "Game",
+                     game_type: str = "simultaneous") -> list[str]:
     """The prompts the release's own game class sends, answered by `answer` (the agents' halt never fires: k full
     rounds)."""
     sent = []
@@ -194,7 +224,7 @@ def _release_prompts(module, game: str, answer, k: int, probe: int, game_class: 
         return answer(prompt)
     module.call_api = call_api
     args = types.SimpleNamespace(game=game, max_negotiation_round=k, who_first="Alice", prompt_for_negotiate=probe,
-                                 model="m", system_prompt="s", game_type="simultaneous")
+                                 model="m", system_prompt="s", game_type=game_type)
     getattr(module, game_class)(args).play()
     return sent
 
@@ -231,3 +261,10 @@ def test_the_real_release_prompts_are_those_its_own_agent_sends(tmp_path, monkey
         return [p for p in sent if f"You are playing as {name}." in p]
     assert len(flow) == len(theirs) == 14 and all(by_seat(flow, n) == by_seat(theirs, n) for n in ("Alice", "Bob"))
     assert "### Strategy You Have Derived" in flow[-1] and not FAMOUS.search("\n".join(flow))
+
+    tree_flow, _ = play(str(root), {"game": "trigame", "negotiation": 1}, talk=notes, move="choice_2",
+                        tmp=tmp_path / "tree-workflow", agent="llm-workflow")
+    theirs = _release_prompts(workflow, "trigame", model(notes, "choice_2"), 1, 0, "Sequential_Game", "sequential")
+    # the release takes the decisions of one depth in a set's (hash seed's) order: compare each seat's requests
+    assert len(tree_flow) == len(theirs) == 25
+    assert all(sorted(by_seat(tree_flow, n)) == sorted(by_seat(theirs, n)) for n in ("Alice", "Bob"))

@@ -32,14 +32,14 @@ class Template:
 
 
 def _evaluate(node: ast.AST, names: dict, source: str):
-    """A placeholder's value: names from `names`, their attributes, constant subscripts and calls of the callables
-    in `names`; anything else is a release this preset does not understand."""
+    """A placeholder's value: names from `names`, their attributes, subscripts by constants or names and calls of
+    the callables in `names`; anything else is a release this preset does not understand."""
     if isinstance(node, ast.Name) and node.id in names:
         return names[node.id]
     if isinstance(node, ast.Attribute):
         return getattr(_evaluate(node.value, names, source), node.attr)
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
-        return _evaluate(node.value, names, source)[node.slice.value]
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, (ast.Constant, ast.Name, ast.Subscript)):
+        return _evaluate(node.value, names, source)[_evaluate(node.slice, names, source)]
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and callable(names.get(node.func.id)):
@@ -147,6 +147,18 @@ class ReleaseFile:
                     if isinstance(ret, ast.Return) and isinstance(ret.value, (ast.JoinedStr, ast.Constant)):
                         return template(ret.value)
         raise self.error(f"no string returned by {function}")
+
+    def alternatives(self, scope: ast.AST, target: str) -> list[tuple[str, Template, Template]]:
+        """(test source, if, else) of each `target = "a" if test else "b"` (or +=) inside `scope`, in source order."""
+        return [(ast.unparse(v.test), template(v.body), template(v.orelse)) for v in self.assigned(scope, target)
+                if isinstance(v, ast.IfExp)]
+
+    def listed(self, scope: ast.AST, target: str) -> Template:
+        """The item of `target = [f"..." for ...]` inside `scope`."""
+        for value in self.assigned(scope, target):
+            if isinstance(value, ast.ListComp) and isinstance(value.elt, (ast.JoinedStr, ast.Constant)):
+                return template(value.elt)
+        raise self.error(f"no list of strings assigned to {target}")
 
     def joined(self, scope: ast.AST, target: str) -> tuple[str, Template]:
         """(separator, item) of `target = 'sep'.join([f"..." for ...])` inside `scope`."""

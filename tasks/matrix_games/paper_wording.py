@@ -40,7 +40,7 @@ class AgentPrompts:
     rules: tuple           # simultaneous: (same choice, different choices); sequential: (start, first, then, rewards)
     action: tuple          # (no moves played yet, after moves) — the same template twice for simultaneous games
     negotiate: tuple       # likewise
-    played: tuple          # sequential: (separator, item) of the moves played so far; () for simultaneous games
+    played: tuple          # sequential: (separator, item, keep "_") of the moves played so far; () if simultaneous
     action_history: Template
     negotiate_history: Template
     lines: dict            # first speaker's name -> (its line, the replier's line), '...'.format(round, ordinal)
@@ -77,22 +77,70 @@ def simultaneous(root: str) -> AgentPrompts:
                                 fn("Agent.negotiate"), fn("Game.play"))
 
 
-@lru_cache(maxsize=8)
-def sequential(root: str) -> AgentPrompts:
-    f = ReleaseFile(release.require(root, "The sequential agent's prompts"), SEQUENTIAL, release.RELEASE)
-    rules = f.function("Agent.create_rule_description")
-    act, neg = f.function("Agent.make_action"), f.function("Agent.negotiate")
+def moves_played(f: ReleaseFile, scope: ast.AST) -> tuple:
+    """(separator, item, keeps the underscore) of the moves played so far: the agent cuts "Alice_choice_1" after
+    its first underscore, the workflow at it ("_choice_1")."""
+    sep, item = f.joined(scope, "previous_actions")
+    split = next((v for v in f.assigned(scope, "previous_actions")
+                  if isinstance(v, ast.ListComp) and isinstance(v.elt, ast.Tuple)), None)
+    if split is None:
+        raise f.error("no (name, action) pairs assigned to previous_actions")
+    return sep, item, "+" not in ast.unparse(split.elt.elts[1])
+
+
+def sequential_prompts(f: ReleaseFile, setting: ast.AST, rules: ast.AST, act: ast.AST, neg: ast.AST,
+                       game: ast.AST) -> AgentPrompts:
+    """A sequential agent's prompts from the scopes that hold them (the agent's and the workflow's are alike)."""
     fresh = "not previous_actions"
     return AgentPrompts(
-        setting=f.string(f.function("Agent.__init__"), "self.game_setting"),
+        setting=f.string(setting, "self.game_setting"),
         rules=(f.string(rules, "s"), f.string(f.branch(rules, "i == 0"), "s"),
                f.string(f.branch(rules, "i == 0", False), "s"), f.strings(rules, "s")[-1]),
         action=(f.string(f.branch(act, fresh), "action_prompt"), f.string(f.branch(act, fresh, False), "action_prompt")),
         negotiate=(f.string(f.branch(neg, fresh), "negotiate_prompt"),
                    f.string(f.branch(neg, fresh, False), "negotiate_prompt")),
-        played=f.joined(f.branch(act, fresh, False), "previous_actions"),
+        played=moves_played(f, f.branch(act, fresh, False)),
         action_history=f.string(act, "previous_messages"), negotiate_history=f.string(neg, "previous_messages"),
-        lines=history_lines(f, f.function("Game.play_next")))
+        lines=history_lines(f, game))
+
+
+@lru_cache(maxsize=8)
+def sequential(root: str) -> AgentPrompts:
+    f = ReleaseFile(release.require(root, "The sequential agent's prompts"), SEQUENTIAL, release.RELEASE)
+    fn = f.function
+    return sequential_prompts(f, fn("Agent.__init__"), fn("Agent.create_rule_description"), fn("Agent.make_action"),
+                              fn("Agent.negotiate"), fn("Game.play_next"))
+
+
+def release_tree(v: dict):
+    """The view's tree in the release's form: moves keyed "Alice_choice_1", leaves [Alice's reward, Bob's]."""
+    names = {"me": v["me_name"], "partner": v["partner_name"]}
+
+    def convert(node):
+        if "mover" not in node:
+            return [node["me"], node["them"]] if v["me"] == "alice" else [node["them"], node["me"]]
+        return {f"{names[node['mover']]}_{label}": convert(child) for label, child in node["moves"].items()}
+    return convert(v["tree"])
+
+
+def terminal_paths(tree) -> list[list[str]]:
+    """Every path to a leaf, shorter paths first (the release enumerates them level by level)."""
+    out = []
+
+    def walk(node, path):
+        if isinstance(node, list):
+            out.append(path)
+            return
+        for key, child in node.items():
+            walk(child, path + [key])
+    walk(tree, [])
+    return sorted(out, key=len)
+
+
+def subtree(tree, path):
+    for key in path:
+        tree = tree[key]
+    return tree
 
 
 def ordinal(n: int) -> str:
@@ -140,23 +188,12 @@ class PaperWording:
     def _tree_rules(p: AgentPrompts, v: dict) -> str:
         """One line per terminal path, shorter paths first, as the release enumerates them level by level."""
         start, first, then, rewards = p.rules
-        names = {"me": v["me_name"], "partner": v["partner_name"]}
-        alice_is_me = v["me"] == "alice"
-        paths = []
-
-        def walk(node, path):
-            if "mover" not in node:
-                paths.append((path, [node["me"], node["them"]] if alice_is_me else [node["them"], node["me"]]))
-                return
-            for label, child in node["moves"].items():
-                walk(child, path + [(names[node["mover"]], label)])
-        walk(v["tree"], [])
-        lines = []
-        for path, payoffs in sorted(paths, key=lambda pp: len(pp[0])):
+        tree, lines = release_tree(v), []
+        for path in terminal_paths(tree):
             s = start.render({})
-            for i, (name, a) in enumerate(path):
-                s += (first if i == 0 else then).render({"name": name, "a": a})
-            lines.append(s + rewards.render({"partial_dict": payoffs}))
+            for i, key in enumerate(path):
+                s += (first if i == 0 else then).render({"name": key[:key.index("_")], "a": key[key.index("_") + 1:]})
+            lines.append(s + rewards.render({"partial_dict": subtree(tree, path)}))
         return "\n".join(lines)
 
     # --- history and moves --------------------------------------------------------------------------------------
@@ -179,11 +216,11 @@ class PaperWording:
     def _played(self, p: AgentPrompts, v: dict) -> str:
         if not v.get("path"):
             return ""
-        sep, item = p.played
+        sep, item, underscore = p.played
         node, out = v["tree"], []
         for label in v["path"]:
             out.append(item.render({"name": v["me_name"] if node["mover"] == "me" else v["partner_name"],
-                                    "action": label}))
+                                    "action": "_" * underscore + label}))
             node = node["moves"][label]
         return sep.join(out)
 

@@ -10,12 +10,13 @@ Brain option `subtree_notes` says what a tree prompt tells the model about each 
 the rewards the decided subtree ends in) or "choices" (the paper's workflow: only the choices already derived
 below, with their reasons; the model derives the rewards from the rules itself).
 
-Under `wording: paper` a simultaneous game sends the release workflow's own prompts, chain sentences and strategy
-text (paper_workflow.py), asking in its order; trees keep our wording."""
+Under `wording: paper` the release workflow's own prompts, chain sentences and strategy text are sent
+(paper_workflow.py), asked in its order; in trees its LLM backward induction (`_paper_tree_chains`)."""
 from __future__ import annotations
 
 from .. import solvers
 from ..parse import parse_action
+from ..paper_wording import release_tree, subtree, terminal_paths
 from ..paper_workflow import WorkflowWording
 from .llm_brain import LLMBrain
 
@@ -99,6 +100,38 @@ class LLMWorkflowBrain(LLMBrain):
         solve(self.tree(), ())
         return chains
 
+    def _paper_tree_chains(self, w) -> list[str]:
+        """The release's LLM backward induction (sequential_game_workflow) on the release's form of the tree: ask
+        the decisions at the end of the longest paths, notes on what was decided below once there is any, collapse
+        each decided node into the leaf it leads to, up to the root; the root's decisions are the chains. Departures:
+        the release took the decisions of one depth in a set's order (varying with the hash seed), here first seen
+        first; it collapsed a node by replacing its JSON text (which would also hit an identical subtree), here the
+        node itself; a decision the model never answers takes the exact solver's choice (a fallback)."""
+        v, (exact, _, _) = self.view, self.spe()
+        tree = release_tree(v)
+        paths = terminal_paths(tree)
+        decided: dict[tuple, list] = {}  # the moves leading to a decision -> (name, choice, reason) down the path
+        while not isinstance(tree, list):
+            longest = len(paths[-1])
+            for chain in dict.fromkeys(tuple(p[:-1]) for p in paths if len(p) == longest):
+                choices = list(subtree(tree, chain))
+                player = choices[0].split("_")[0]
+                labels = [c.replace(player + "_", "") for c in choices]
+                below = [k for k in decided if repr(k)[1:-1].startswith(repr(list(chain))[1:-1])]  # as the release
+                got, why = self._chain_ask("", labels, lambda view: w.decision(view, player, chain, choices,
+                                                                               decided if below else None))
+                got = got or exact[tuple(k[k.index("_") + 1:] for k in chain)]
+                decided[chain] = [(player, got, why)] + decided.get(chain + (f"{player}_{got}",), [])
+                for k in below:
+                    decided.pop(k)
+                leaf = subtree(tree, chain + (f"{player}_{got}",))
+                if chain:
+                    subtree(tree, chain[:-1])[chain[-1]] = leaf
+                else:
+                    tree = leaf
+                paths = sorted([p for p in paths if p[:-1] != list(chain)] + [list(chain)], key=len)
+        return [w.thought(v, n, made) for n, made in enumerate(next(iter(decided.values())), 1)]
+
     def _subtree_note(self, who: str, label: str, leaf, derived) -> str:
         """What the prompt says follows `label`: the rewards (ours) or only the choices derived below (paper)."""
         if self.notes_kind == "payoffs":
@@ -118,13 +151,16 @@ class LLMWorkflowBrain(LLMBrain):
         name, w = self.view["game"]["name"], self.paper_now()
         if name not in self.strategies:
             self.strategies[name] = ""  # while the chains are built, prompts carry no strategy yet
-            chains = self._matrix_chains() if self.view["game"]["kind"] == "matrix" else self._tree_chains()
+            if self.view["game"]["kind"] == "matrix":
+                chains = self._matrix_chains()
+            else:
+                chains = self._paper_tree_chains(w) if w else self._tree_chains()
             summary = self._ask("### Summing Up the Chains\n" + "\n".join(chains) + "\nThese chains say what you "
                                 "would pick after each option of the other player, and what you expect them to pick "
                                 "after each option of yours. Turn them into one plan with no 'if' in it: a single "
                                 "option, or odds over the options. Write the plan between <s> and </s>.", "summary",
                                 paper=w and (lambda view: w.summary(view, chains)))
-            self.strategies[name] = (w.strategy(summary or " ".join(chains)) if w else
+            self.strategies[name] = (w.strategy(self.view, summary or " ".join(chains), chains) if w else
                                      "### Your Plan\n" + (summary or " ".join(chains)) + "\n### The Chains\n" +
                                      "\n".join(chains) + "\nWhen you talk, keep the plan in mind; when you move, "
                                      "follow it.\n")
