@@ -170,7 +170,8 @@ def test_the_sequential_workflow_sends_the_releases_backward_induction_prompts(t
                 "NOTE your choice_2: Bob then choice_2 (it pays more).\nyou then choice_2 (it pays more).\n\n",
         alice + "\n### Summary\nSUM " + thoughts + "\n",
         # the strategy text and the thinking chains after the game setting
-        alice + "\n### Plan\nPLAN choice_2\n" + "\n" + thoughts + "\n" + "\n### Your Action\nWF-PICK _choice_1, _choice_2\n",
+        alice + "\n### Plan\nPLAN choice_2\n" + "\n" + thoughts + "\n"
+        + "\n### Your Action\nWF-PICK _choice_1, _choice_2\n",
     ]
     assert len(prompts) == 11 and "\nWF-PLAYED Alice took _choice_2\n### Your Action" in prompts[9]  # Bob's move
     assert "Second: I take choice_2 as it pays more." in prompts[9]  # Bob's own chains: he is "I"

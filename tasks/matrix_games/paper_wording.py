@@ -96,7 +96,8 @@ def sequential_prompts(f: ReleaseFile, setting: ast.AST, rules: ast.AST, act: as
         setting=f.string(setting, "self.game_setting"),
         rules=(f.string(rules, "s"), f.string(f.branch(rules, "i == 0"), "s"),
                f.string(f.branch(rules, "i == 0", False), "s"), f.strings(rules, "s")[-1]),
-        action=(f.string(f.branch(act, fresh), "action_prompt"), f.string(f.branch(act, fresh, False), "action_prompt")),
+        action=(f.string(f.branch(act, fresh), "action_prompt"),
+                f.string(f.branch(act, fresh, False), "action_prompt")),
         negotiate=(f.string(f.branch(neg, fresh), "negotiate_prompt"),
                    f.string(f.branch(neg, fresh, False), "negotiate_prompt")),
         played=moves_played(f, f.branch(act, fresh, False)),
@@ -150,7 +151,6 @@ def ordinal(n: int) -> str:
 
 class PaperWording:
     """The release agent's prompts for one seat's view: `negotiate(view)` and `action(view, probe)`."""
-    kinds = ("matrix", "tree")  # the game kinds whose prompts are the release's
 
     def __init__(self, root):
         self.root = release.require(root, "The paper wording")

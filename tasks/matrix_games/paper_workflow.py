@@ -107,7 +107,8 @@ def read(root: str) -> WorkflowPrompts:
     perspective, summarizer = fn("Agent.perspective_wise_reasoning_template"), fn("Agent.summarizer")
     return WorkflowPrompts(
         agent=simultaneous_prompts(f, f.branch(fn("Agent.set_game"), SIMULTANEOUS_GAME),
-                                   fn("Agent.create_simultaneous_rule_description"), fn("Agent.make_simultaneous_action"),
+                                   fn("Agent.create_simultaneous_rule_description"),
+                                   fn("Agent.make_simultaneous_action"),
                                    fn("Agent.simultaneous_negotiate"), fn("Simultaneous_Game.play")),
         their_reply=f.string(fn("Agent.other_conditioned_action"), "conditional_action_prompt"),
         my_reply=f.string(fn("Agent.your_conditioned_action"), "conditional_action_prompt"),

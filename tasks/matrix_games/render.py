@@ -37,7 +37,8 @@ def seat_view(game, seat: str) -> dict:
         "me": seat, "me_name": game.seat_names[seat], "partner_name": game.seat_names[partner],
         "stage": stage, "trial": min(game.trial + 1, game.trials), "trials": game.trials,
         "negotiation": {
-            "rounds": game.k, "first": "me" if game.first == seat else "partner", "round": talk.said // 2 + 1 if stage == "negotiate" else None,
+            "rounds": game.k, "first": "me" if game.first == seat else "partner",
+            "round": talk.said // 2 + 1 if stage == "negotiate" else None,
             "turn": ("me" if talk.current == seat else "partner") if stage == "negotiate" else None,
             "halt_asked": {"me": seat in talk.halt_requests, "partner": partner in talk.halt_requests},
             "messages": [{"who": "me" if m["seat"] == seat else "partner", "text": m["text"], "step": m["step"]}

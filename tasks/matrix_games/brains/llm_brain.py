@@ -77,12 +77,8 @@ class LLMBrain(WorkflowBrain):
         self.probe = int(o.get("negotiation_prompt") or 0)
         if self.probe:
             release.negotiation_prompt(root, self.probe, "")  # stops now, naming the missing files, not mid-game
-        self.paper = self.wording_class(root) if wording == "paper" else None
+        self.paper: Optional[PaperWording] = self.wording_class(root) if wording == "paper" else None
         self.last_reason = ""  # the <r>...</r> of the last usable answer (the workflow's thinking chains)
-
-    def paper_now(self) -> Optional[PaperWording]:
-        """The release's wording for this game, or None (ours; or a game kind the release's prompts are not read for)."""
-        return self.paper if self.paper and self.view["game"]["kind"] in self.paper.kinds else None
 
     def _history(self) -> str:
         v = self.view
@@ -151,7 +147,7 @@ class LLMBrain(WorkflowBrain):
             return False
 
     def talk(self):
-        v, w = self.view, self.paper_now()
+        v, w = self.view, self.paper
         other, k = v["partner_name"], v["negotiation"]["rounds"]
         answer = self._ask(f"### Negotiation\nBefore anyone moves you may talk with {other}, for at most {k} rounds, "
                            "to do as well as you can. Think it over, then write your message between <s> and </s>, "
@@ -169,7 +165,7 @@ class LLMBrain(WorkflowBrain):
         return True
 
     def choose(self) -> str:
-        v, w = self.view, self.paper_now()
+        v, w = self.view, self.paper
         probe = (release.negotiation_prompt(self.options.get("paper_prompts"), self.probe, v["partner_name"],
                                             exact=bool(w)) if self.probe else "")
         answer = self._ask("### Your Action\nWeigh the game and anything said above, then pick the option that "

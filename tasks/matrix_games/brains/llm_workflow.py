@@ -46,7 +46,7 @@ class LLMWorkflowBrain(LLMBrain):
         return f" because {reason.rstrip('.')}" if reason else ""
 
     def _matrix_chains(self) -> list[str]:
-        v, p, w = self.view, self.bimatrix(), self.paper_now()
+        v, p, w = self.view, self.bimatrix(), self.paper
         other, mine, theirs = v["partner_name"], v["my_actions"], v["their_actions"]
 
         def replies(given_mine: bool):
@@ -148,7 +148,7 @@ class LLMWorkflowBrain(LLMBrain):
         return solvers.subtree(self.tree(), tuple(path))["player"]
 
     def preamble(self) -> str:
-        name, w = self.view["game"]["name"], self.paper_now()
+        name, w = self.view["game"]["name"], self.paper
         if name not in self.strategies:
             self.strategies[name] = ""  # while the chains are built, prompts carry no strategy yet
             if self.view["game"]["kind"] == "matrix":
