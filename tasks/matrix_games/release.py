@@ -7,7 +7,6 @@ imported, never copied into this project): the system prompt is the f-string the
 from __future__ import annotations
 
 import ast
-import os
 from functools import lru_cache
 
 from tasks.core import release_text
@@ -35,8 +34,7 @@ def require(root, what: str) -> str:
 
 
 def _tree(root: str, rel: str) -> ast.Module:
-    with open(os.path.join(root, rel), encoding="utf-8") as fh:
-        return ast.parse(fh.read(), filename=rel)
+    return release_text.ReleaseFile(root, rel, RELEASE).tree
 
 
 def _target(node: ast.Assign, attr: str) -> bool:
