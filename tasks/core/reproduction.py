@@ -4,21 +4,51 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .presets import check_sampling
+
 
 @dataclass(frozen=True)
 class ReproCondition:
     """One row of the paper's table: who sits where, the task and brain options of that condition (played with
-    preset `paper` under them), and the paper's figures by column name (a column of the task's summary table)."""
+    preset `paper` under them), and the paper's figures by column name (a column of the task's summary table).
+
+    `batches`: when the paper played a condition in batches that differ in a brain option (e.g. one API `seed` per
+    batch), one override per batch, e.g. ({"sampling": {"*": {"seed": 1011}}}, ...). The condition's games are
+    split into consecutive batches (`batch_sizes`), each played with the condition's brain options and its override
+    deep-merged into them (`merged`: a sampling override keeps the preset's other settings); every game keeps its
+    seed, and the records of all batches make the row."""
 
     label: str                                  # e.g. "GPT-4 self-play"
     agents: tuple[str, ...]                     # brain name per seat
     options: dict = field(default_factory=dict)
     brain_options: dict = field(default_factory=dict)
     paper: dict = field(default_factory=dict)   # column -> the paper's value
+    batches: tuple[dict, ...] = ()              # brain-option overrides, one per batch (none: one batch)
 
     def __post_init__(self) -> None:
         if not self.label or not self.agents:
             raise ValueError("a reproduction condition needs a label and one agent per seat")
+        for override in self.batches:
+            if not isinstance(override, dict) or not override:
+                raise ValueError(f"{self.label}: a batch is a non-empty dict of brain options, got {override!r}")
+            check_sampling(override.get("sampling"))
+
+
+def batch_sizes(games: int, batches: int) -> list[int]:
+    """`games` split into `batches` consecutive batches as evenly as possible, the earlier batches one game larger
+    when it does not divide: 100/4 -> 25 each, 5/4 -> 2, 1, 1, 1, 2/4 -> 1, 1, 0, 0."""
+    if batches < 1:
+        raise ValueError("at least one batch")
+    share, extra = divmod(games, batches)
+    return [share + (k < extra) for k in range(batches)]
+
+
+def merged(base: dict, override: dict) -> dict:
+    """`base` with `override` deep-merged into it (nested dicts merge key by key; other values replace)."""
+    out = dict(base)
+    for key, value in override.items():
+        out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
 
 
 @dataclass(frozen=True)

@@ -8,26 +8,33 @@ from .brains.paper_release import release_files
 from .brains.release_text import RELEASE
 from .game import TravelGame
 
-# The paper's LLM protocol (facts: ../shared/reference/traveling-adventurers.md §4.1): gpt-4o-2024-08-06 at
-# temperature 1 with the batch's `seed` for every call of both agents and the state tracker (one run is one batch;
-# the paper ran seeds 1011, 143, 9999, 8060 with 25 games each), max_tokens 1200 per agent answer and 600 per
-# state-tracker reading. The paper's calls had no deadline; ours: 300 s per call (1200 tokens of a slow endpoint fit).
+# The paper's LLM protocol (facts: ../shared/reference/traveling-adventurers.md §4.1, §6.1): gpt-4o-2024-08-06 at
+# temperature 1 with the batch's `seed` for every call of both agents and the state tracker, max_tokens 1200 per
+# agent answer and 600 per state-tracker reading. The paper ran 4 batches of 25 games, seeds 1011, 143, 9999, 8060:
+# an ordinary run with the preset is one batch (seed 1011); `reproduce travel` plays the four (PAPER_BATCHES).
+# The paper's calls had no deadline; ours: 300 s per call (1200 tokens of a slow endpoint fit).
 PAPER_SAMPLING = {"*": {"temperature": 1.0, "seed": 1011, "deadline": 300}, "turn": {"max_tokens": 1200},
                   "grounding": {"max_tokens": 600}}
 PAPER = Preset(
     "paper",
     "the paper's self-play protocol: its rules (no /share, independent submissions, 15 answers each), its six "
     "preset boards, its own prompts read from the release (free-text answers with its flags), the full history, "
-    "temperature 1, seed 1011, max_tokens 1200 per answer and 600 per state-tracker reading",
+    "temperature 1, seed 1011 (a reproduction plays the paper's four batch seeds), max_tokens 1200 per answer and "
+    "600 per state-tracker reading",
     options={"rules": "paper", "boards": "preset", "turn_limit": 15},
     brain_options={"prompts": "paper", "sampling": PAPER_SAMPLING},
     release_files=release_files(),
     release=RELEASE,
 )
-# Table 1 of the paper: 100 self-play games per agent (4 seeds x 25), the same agent in both seats.
+PAPER_SEEDS = (1011, 143, 9999, 8060)
+# One batch per seed, the seed merged into the preset's sampling (its temperature and max_tokens stay).
+PAPER_BATCHES = tuple({"sampling": {"*": {"seed": seed}}} for seed in PAPER_SEEDS)
+# Table 1 of the paper: 100 self-play games per agent (4 seeds x 25), the same agent in both seats; a reproduction
+# splits its games into the same four batches (100 games: 25 per seed).
 REPRODUCTION = Reproduction(
     conditions=tuple(ReproCondition(f"{name} self-play", (name, name), {"boards": "preset"},
-                                    paper={"identical %": i, "correct %": c, "optimal %": o})
+                                    paper={"identical %": i, "correct %": c, "optimal %": o},
+                                    batches=PAPER_BATCHES)
                      for name, (i, c, o) in (("baseline", (99, 71, 28)), ("grounding", (100, 65, 25)),
                                              ("state-tracking", (99, 86, 17)), ("problem-solving", (98, 98, 45)))),
     columns=("identical %", "correct %", "optimal %"),

@@ -10,6 +10,12 @@ the model's. Beside every condition with an LLM seat, "<label> without LLM (base
 seeds with no model at all (baseline.py: every brain built with llm=None, its symbolic policy, strict off; a
 symbolic partner's `reader=llm` reads without a model too), this run's columns only; it costs no tokens, is not in
 the pilot's estimate, and `--no-baseline` skips it.
+
+A condition that declares batches (`ReproCondition.batches`, e.g. one API seed per batch as the paper ran it) plays
+its games in consecutive batches, each in its own sub-folder `batch-K` of the condition's folder with its own brain
+options (a batch's game i is the condition's game first+i, on the same seed as without batches); the pilot is the
+first batch's first game, the row counts every batch's games, and a note under the table says which games each
+batch played. The baseline plays the condition's seeds once (it has no model, so the batches do not matter to it).
 """
 from __future__ import annotations
 
@@ -19,12 +25,12 @@ import os
 import re
 import sys
 from argparse import Namespace
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Callable, Optional
 
 from tasks.core import TaskSpec
 from tasks.core.presets import PresetError, resolve_preset
-from tasks.core.reproduction import ReproCondition
+from tasks.core.reproduction import ReproCondition, batch_sizes, merged
 
 from .condition import Condition
 from .conditions import sweep_conditions
@@ -60,22 +66,50 @@ def paper_setup(spec: TaskSpec, cond: ReproCondition, paper_prompts: Optional[st
     return Condition(dict(zip(spec.seats, cond.agents)), options, slug(cond.label)), brain_options
 
 
-def measured(spec: TaskSpec, plan: Condition, brain_options: dict, games: int, seed: int, llm,
+@dataclass(frozen=True)
+class Batch:
+    """Consecutive games of a condition played with the same brain options."""
+    sub: str                # sub-folder of the condition's folder ("" when the condition has no batches)
+    first: int              # the condition's index of the batch's first game (its seed: the run's seed + first)
+    games: int
+    brain_options: dict     # the condition's, with the batch's override merged in
+    override: dict          # what the batch changes ({} without batches)
+
+
+def batches_of(cond: ReproCondition, brain_options: dict, games: int) -> list[Batch]:
+    """The condition's games as batches: one batch of all of them unless the condition declares batches."""
+    if not cond.batches:
+        return [Batch("", 0, games, brain_options, {})]
+    out, first = [], 0
+    for k, (size, override) in enumerate(zip(batch_sizes(games, len(cond.batches)), cond.batches)):
+        out.append(Batch(f"batch-{k + 1}", first, size, merged(brain_options, override), override))
+        first += size
+    return out
+
+
+def batch_folder(folder: str, batch: Batch) -> str:
+    return os.path.join(folder, batch.sub) if batch.sub else folder
+
+
+def measured(spec: TaskSpec, plan: Condition, batches: list[Batch], seed: int, llm,
              out_dir: str) -> tuple[list[GameRecord], str]:
     """The games a condition's estimate is measured on, and what they are: the condition's games recorded by an
-    earlier run of the same command (resumed), else a pilot, which is the run's first game: it is recorded where the
-    run keeps its games (the sweep then plays the others), so the pilot costs nothing extra."""
-    folder = os.path.join(out_dir, plan.sub)
-    rundir = sweep.RunDir(folder, {}, [folder])
-    jobs = sweep.plan(1, games, seed)
-    kept = [rundir.load(job) for job in jobs]
-    recorded = [GameRecord(**r) for job, r in zip(jobs, kept)
-                if r and r.get("seed") == job.seed and r.get("agents") == plan.agents]
+    earlier run of the same command (resumed), else a pilot, which is the run's first game (the first batch's): it
+    is recorded where the run keeps its games (the sweep then plays the others), so the pilot costs nothing extra."""
+    recorded = []
+    for batch in batches:
+        folder = batch_folder(os.path.join(out_dir, plan.sub), batch)
+        rundir = sweep.RunDir(folder, {}, [folder])
+        jobs = sweep.plan(1, batch.games, seed + batch.first)
+        recorded += [GameRecord(**r) for job, r in zip(jobs, map(rundir.load, jobs))
+                     if r and r.get("seed") == job.seed and r.get("agents") == plan.agents]
     if recorded:
         return recorded, f"{len(recorded)} recorded"
-    first = jobs[0]
+    batch = batches[0]
+    folder = batch_folder(os.path.join(out_dir, plan.sub), batch)
+    rundir, first = sweep.RunDir(folder, {}, [folder]), sweep.Job(0, 0, seed + batch.first)
     record = play_game(spec, first.seed, plan.agents, plan.options, llm=llm, log_path=rundir.log_path(first),
-                       index=first.index, brain_options=brain_options)
+                       index=first.index, brain_options=batch.brain_options)
     rundir.save(first, asdict(record))
     return [GameRecord(**sweep.round_trip(asdict(record)))], "pilot"
 
@@ -89,8 +123,8 @@ def pilot_table(spec: TaskSpec, setups, llm, games: int, seed: int, out_dir: str
     rows, totals, unmeasured, seen = [], {"games": 0, "prompt tokens": 0, "completion tokens": 0}, [], []
     threads = parallel or sweep.default_parallel(llm, len(setups))
     with cf.ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="pilot") as pool:
-        results = list(pool.map(lambda s: measured(spec, s[1], s[2], games, seed, llm, out_dir), setups))
-    for (cond, plan, brain_options), (games_seen, source) in zip(setups, results):
+        results = list(pool.map(lambda s: measured(spec, s[1], s[3], seed, llm, out_dir), setups))
+    for (cond, *_), (games_seen, source) in zip(setups, results):
         seen += games_seen
         t, acts = estimate(games_seen, games, prices), llm_totals(games_seen)
         totals = {k: totals[k] + t[k] for k in totals}
@@ -131,7 +165,8 @@ def reproduce(spec: TaskSpec, llm, *, games: int, seed: int, out_dir: str, paper
         conditions = [repro.condition(only)] if only else list(repro.conditions)
     except KeyError as exc:
         raise SystemExit(f"{spec.name}: {exc.args[0]}") from None
-    setups = [(c, *paper_setup(spec, c, paper_prompts)) for c in conditions]
+    setups = [(c, plan, brain_options, batches_of(c, brain_options, games))
+              for c in conditions for plan, brain_options in [paper_setup(spec, c, paper_prompts)]]
     model = getattr(llm.config, "model", "?")
     print(f"{spec.title}: {repro.source}, preset {PRESET}, model {model}; a pilot game per condition (the run's "
           "first)", file=sys.stderr)
@@ -142,16 +177,22 @@ def reproduce(spec: TaskSpec, llm, *, games: int, seed: int, out_dir: str, paper
         print("nothing played")
         return 1
     rows = []
-    for cond, plan, brain_options in setups:
+    for cond, plan, brain_options, batches in setups:
+        # each condition its own sweep (its brain options differ), each batch its own in its sub-folder
+        folder, plans = os.path.join(out_dir, plan.sub), [replace(plan, sub="")]
+        records = []
+        for batch in (b for b in batches if b.games):
+            args = Namespace(games=batch.games, seed=seed + batch.first, agents=",".join(cond.agents),
+                             parallel=parallel, shard=None)
+            records += sweep_conditions(spec, plans, args, llm, batch_folder(folder, batch), batch.brain_options,
+                                        "conditions")[1][0]
+        rows.append(row_of(spec, cond, records))
         args = Namespace(games=games, seed=seed, agents=",".join(cond.agents), parallel=parallel, shard=None,
                          no_baseline=not baseline)
-        # each condition its own sweep (its brain options differ), in the sub-folder its plan names
-        folder, plans = os.path.join(out_dir, plan.sub), [replace(plan, sub="")]
-        _, records = sweep_conditions(spec, plans, args, llm, folder, brain_options, "conditions")
-        rows.append(row_of(spec, cond, records[0]))
         for _, base in play_baseline(spec, plans, args, llm, folder, brain_options, "conditions", sweep_conditions):
             rows.append(row_of(spec, replace(cond, label=baseline_row(cond.label), paper={}), base))
-    text = comparison(spec, rows, model)
+    text = comparison(spec, rows, model, [batch_note(cond.label, batches) for cond, *_, batches in setups
+                                          if batches[0].override])
     print("\n" + text)
     write_table(out_dir, text, rows)
     print(f"\ntable: {os.path.join(out_dir, TABLE_FILES[0])}; games: {out_dir}")
@@ -179,12 +220,32 @@ def row_of(spec: TaskSpec, cond: ReproCondition, records: list[GameRecord]) -> d
     return row
 
 
-def comparison(spec: TaskSpec, rows: list[dict], model: str) -> str:
-    """The table with its heading (the paper's source, the preset and the model) and the reproduction's note."""
+def batch_note(label: str, batches: list[Batch]) -> str:
+    """What each batch of a condition changed and which of its games it played ("no game" when there were fewer
+    games than batches)."""
+    def played(b: Batch) -> str:
+        if not b.games:
+            return "no game"
+        return f"game {b.first + 1}" if b.games == 1 else f"games {b.first + 1}-{b.first + b.games}"
+    games = sum(b.games for b in batches)
+    parts = [f"{flat(b.override)}: {played(b)}" for b in batches]
+    short = f" ({games} games for {len(batches)} batches)" if games < len(batches) else ""
+    return f"{label}: {len(batches)} batches, {'; '.join(parts)}{short}"
+
+
+def flat(options: dict, prefix: str = "") -> str:
+    """Nested options as one line: {"sampling": {"*": {"seed": 143}}} -> "sampling.*.seed=143"."""
+    return ", ".join(flat(v, f"{prefix}{k}.") if isinstance(v, dict) else f"{prefix}{k}={v}"
+                     for k, v in options.items())
+
+
+def comparison(spec: TaskSpec, rows: list[dict], model: str, notes: tuple[str, ...] = ()) -> str:
+    """The table with its heading (the paper's source, the preset and the model), the batches' notes and the
+    reproduction's note."""
     repro = spec.reproduction
     header = list(rows[0])
     head = f"{spec.title}: {repro.source} beside this run (preset {PRESET}, model {model})"
-    note = f"\n{repro.note}" if repro.note else ""
+    note = "".join(f"\n{line}" for line in [*notes, repro.note] if line)
     cells = [["-" if r[k] in ("", None) else r[k] for k in header] for r in rows]  # a blank reads as missing
     return f"{head}\n{format_table(header, cells)}{note}"
 
