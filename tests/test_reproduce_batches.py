@@ -125,3 +125,14 @@ def test_travel_reproduces_in_the_papers_four_seed_batches_over_its_preset():
         assert [b.brain_options["sampling"] for b in batches] == [
             {**preset["sampling"], "*": {**preset["sampling"]["*"], "seed": s}} for s in (1011, 143, 9999, 8060)]
         assert all(b.brain_options["sampling"]["*"]["temperature"] == 1.0 for b in batches)
+
+
+def test_games_of_a_run_from_before_the_batches_are_named_and_not_counted(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "run"
+    code, _ = run(out, monkeypatch, "--games", "1", "--yes", "--no-baseline", spec=toy_spec(batches=()))
+    assert code == 0 and (out / slug(LABEL) / "records" / "game-0000.json").exists()  # no batches: the old layout
+    capsys.readouterr()
+    code, requests = run(out, monkeypatch, "--games", "1", "--yes", "--no-baseline")
+    assert code == 0 and requests and game(out, 1, 0)["seed"] == 0  # played again, in its batch
+    assert f"{LABEL}: the games in {out / slug(LABEL) / 'records'} were played without batches" in \
+        capsys.readouterr().err

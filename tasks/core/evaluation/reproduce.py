@@ -96,20 +96,20 @@ def measured(spec: TaskSpec, plan: Condition, batches: list[Batch], seed: int, l
     """The games a condition's estimate is measured on, and what they are: the condition's games recorded by an
     earlier run of the same command (resumed), else a pilot, which is the run's first game (the first batch's): it
     is recorded where the run keeps its games (the sweep then plays the others), so the pilot costs nothing extra."""
+    def rundir_of(batch: Batch) -> sweep.RunDir:
+        folder = batch_folder(os.path.join(out_dir, plan.sub), batch)
+        return sweep.RunDir(folder, {}, [folder])
+
     recorded = []
     for batch in batches:
-        folder = batch_folder(os.path.join(out_dir, plan.sub), batch)
-        rundir = sweep.RunDir(folder, {}, [folder])
-        jobs = sweep.plan(1, batch.games, seed + batch.first)
+        rundir, jobs = rundir_of(batch), sweep.plan(1, batch.games, seed + batch.first)
         recorded += [GameRecord(**r) for job, r in zip(jobs, map(rundir.load, jobs))
                      if r and r.get("seed") == job.seed and r.get("agents") == plan.agents]
     if recorded:
         return recorded, f"{len(recorded)} recorded"
-    batch = batches[0]
-    folder = batch_folder(os.path.join(out_dir, plan.sub), batch)
-    rundir, first = sweep.RunDir(folder, {}, [folder]), sweep.Job(0, 0, seed + batch.first)
+    rundir, first = rundir_of(batches[0]), sweep.Job(0, 0, seed + batches[0].first)
     record = play_game(spec, first.seed, plan.agents, plan.options, llm=llm, log_path=rundir.log_path(first),
-                       index=first.index, brain_options=batch.brain_options)
+                       index=first.index, brain_options=batches[0].brain_options)
     rundir.save(first, asdict(record))
     return [GameRecord(**sweep.round_trip(asdict(record)))], "pilot"
 
@@ -167,6 +167,11 @@ def reproduce(spec: TaskSpec, llm, *, games: int, seed: int, out_dir: str, paper
         raise SystemExit(f"{spec.name}: {exc.args[0]}") from None
     setups = [(c, plan, brain_options, batches_of(c, brain_options, games))
               for c in conditions for plan, brain_options in [paper_setup(spec, c, paper_prompts)]]
+    for cond, plan, _, batches in setups:
+        unbatched = os.path.join(out_dir, plan.sub, sweep.RECORDS)
+        if batches[0].sub and os.path.isdir(unbatched):  # a folder of a run from before the condition had batches
+            print(f"{cond.label}: the games in {unbatched} were played without batches; they are not counted (the "
+                  "batches' games go to batch-1 ...)", file=sys.stderr)
     model = getattr(llm.config, "model", "?")
     print(f"{spec.title}: {repro.source}, preset {PRESET}, model {model}; a pilot game per condition (the run's "
           "first)", file=sys.stderr)
