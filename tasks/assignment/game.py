@@ -45,7 +45,6 @@ class AssignmentGame(DialopGame):
     title = "Reviewer Assignment"
     seats = ("player1", "player2")
     seat_names = SEAT_NAMES
-    person_seat_order = ("player1", "player2")
 
     def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
         super().__init__(seed, options, instance)

@@ -40,7 +40,6 @@ class AsymPuzlGame(Game):
     title = "AsymPuzl"
     seats = ("a", "b")
     seat_names = {"a": "Player A", "b": "Player B"}  # what people are called (pages, game master)
-    person_seat_order = ("a", "b")
     chat = "relay"  # turns are enforced and the noisy channel damages what the partner receives
 
     def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):

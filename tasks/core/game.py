@@ -73,12 +73,18 @@ class Game:
     task: str = ""
     title: str = ""
     seats: tuple[str, ...] = ()
-    # The seat a person takes first when a game has fewer people than seats.
+    # The order in which people take seats when a game has fewer people than seats; a game that declares none
+    # gets the order of its `seats` (`__init_subclass__`).
     person_seat_order: tuple[str, ...] = ()
     # "open": every chat line goes to everyone (Slurk shows people's lines itself, so the rules cannot refuse
     # them). "relay": lines go through the bot, which shows each accepted line only to its addressees; a game
     # that enforces who may talk, or private channels (a mediator), needs "relay".
     chat: str = "open"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not cls.person_seat_order:
+            cls.person_seat_order = tuple(cls.seats)
 
     def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
         self.seed = seed

@@ -40,7 +40,6 @@ class GnomesGame(Game):
     task = "gnomes"
     title = "Gnomes at Night"
     seats = SEATS
-    person_seat_order = SEATS
     seat_names = SEAT_NAMES
 
     def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):

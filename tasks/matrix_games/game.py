@@ -32,7 +32,6 @@ class MatrixGame(Game):
     task = "matrix-games"
     title = "Negotiation Games"
     seats = ("alice", "bob")
-    person_seat_order = ("alice", "bob")
     seat_names = SEAT_NAMES
     chat = "relay"  # talk is strictly in turn: the rules must be able to refuse a line
 

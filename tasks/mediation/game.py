@@ -39,7 +39,6 @@ class MediationGame(DialopGame):
     title = "Flight Mediation"
     seats = ("user1", "user2", "assistant")
     seat_names = {"user1": "User 1", "user2": "User 2", "assistant": "Assistant"}  # as pages name the seats
-    person_seat_order = ("user1", "user2", "assistant")
     chat = "relay"
     turn_modes = ("free", "round-robin")
 

@@ -41,7 +41,6 @@ class PlanningGame(DialopGame):
     title = "Travel Planning"
     seats = ("user", "assistant")
     seat_names = SEAT_NAMES
-    person_seat_order = ("user", "assistant")
 
     def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
         super().__init__(seed, options, instance)

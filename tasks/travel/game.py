@@ -54,7 +54,6 @@ class TravelGame(Game):
     title = "Traveling Adventurers"
     seats = ("light", "ghost")
     seat_names = SEAT_NAMES
-    person_seat_order = ("light", "ghost")
 
     def __init__(self, seed: int, options: Optional[dict] = None, instance: Optional[dict] = None):
         super().__init__(seed, options, instance)
