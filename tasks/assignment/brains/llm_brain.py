@@ -11,6 +11,7 @@ import os
 from typing import Optional
 
 from tasks.core import ChatShown, Message
+from tasks.dialop.acts import act_schema
 
 from ..names import PAPERS, REVIEWERS, TITLES
 from ..parse import ProposalError, format_proposal, parse_proposal
@@ -26,13 +27,8 @@ INSTRUCTIONS = (
     "\"BLEU=Ava Li, Electra=Daniel Nguyen, ...\"} (all 8 papers), or {\"act\": \"accept\"} / {\"act\": \"reject\"} "
     "when your partner has proposed.")
 
-SCHEMA = {
-    "title": "assignment_act", "type": "object", "additionalProperties": False,
-    "properties": {"act": {"type": "string", "enum": ["message", "propose", "accept", "reject"]},
-                   "text": {"type": "string", "maxLength": 600},
-                   "proposal": {"type": "string", "maxLength": 600}},
-    "required": ["act"],
-}
+SCHEMA = act_schema("assignment_act", {"text": {"type": "string", "maxLength": 600},
+                                       "proposal": {"type": "string", "maxLength": 600}})
 
 
 def render_table(table) -> str:

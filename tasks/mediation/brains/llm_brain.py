@@ -12,6 +12,7 @@ import os
 from typing import Optional
 
 from tasks.core import Brain, ChatShown, Chat, Message, View
+from tasks.dialop.acts import act_schema
 
 from ..generator import from_released, show_time
 from ..game import USERS
@@ -33,14 +34,9 @@ USER = (
     "Answer with one JSON act: {\"act\": \"message\", \"text\": ...} to talk to the assistant, or {\"act\": "
     "\"accept\"} / {\"act\": \"reject\"} when a proposal is waiting for your answer.")
 
-SCHEMA = {
-    "title": "mediation_act", "type": "object", "additionalProperties": False,
-    "properties": {"act": {"type": "string", "enum": ["message", "propose", "accept", "reject"]},
-                   "to": {"type": "string", "enum": ["user1", "user2", "both"]},
-                   "text": {"type": "string", "maxLength": 600},
-                   "flights": {"type": "array", "items": {"type": "integer"}, "maxItems": 2}},
-    "required": ["act"],
-}
+SCHEMA = act_schema("mediation_act", {"to": {"type": "string", "enum": ["user1", "user2", "both"]},
+                                      "text": {"type": "string", "maxLength": 600},
+                                      "flights": {"type": "array", "items": {"type": "integer"}, "maxItems": 2}})
 
 
 def _t(e: dict) -> str:

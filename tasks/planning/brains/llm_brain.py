@@ -18,6 +18,7 @@ import os
 from typing import Optional
 
 from tasks.core import Brain, ChatShown, Message, View
+from tasks.dialop.acts import MOVES, act_schema
 
 from .planner import PlannerBrain
 from .simuser import SimUserBrain
@@ -37,12 +38,10 @@ ROLE = {
     "reject its full proposals by their score. Answer with one JSON step: {\"act\": \"think\", \"text\": ...} "
     "(private), {\"act\": \"message\", \"text\": ...}, {\"act\": \"accept\"} or {\"act\": \"reject\"}.",
 }
-SCHEMA = {"title": "planning_step", "type": "object", "additionalProperties": False,
-          "properties": {"act": {"type": "string", "enum": ["think", "search", "message", "propose", "accept",
-                                                           "reject"]},
-                         "text": {"type": "string", "maxLength": 800}, "query": {"type": "string", "maxLength": 300},
-                         "itinerary": {"type": "string", "maxLength": 300}},
-          "required": ["act"]}
+SCHEMA = act_schema("planning_step", {"text": {"type": "string", "maxLength": 800},
+                                      "query": {"type": "string", "maxLength": 300},
+                                      "itinerary": {"type": "string", "maxLength": 300}},
+                    moves=("think", "search", *MOVES))
 
 
 def render_example(record: dict, seat: str) -> str:
