@@ -8,70 +8,19 @@ from __future__ import annotations
 
 import json
 import re
-import textwrap
 
 import pytest
 
 from bots import local
+from tests.dond_fake_release import ALICE, COUNTS, fake_release
 from tests.fake_openai import FakeOpenAI
-from tests.test_dond_paper_sample import line
 
-# The release's layout (src/deal_no_deal/), our placeholder words. The import of a missing module proves the preset
-# never imports it.
-GAME_PY = textwrap.dedent('''
-    import module_that_does_not_exist
-
-    class Agent:
-        def game_setting(self):
-            if self.args.special_prompting:
-                self.game_description = f"""FAKE-SPECIAL {self.name}"""
-            else:
-                self.game_description = f"""FAKE-GAME {self.example_count[0]} books, {self.example_count[1]} hats, {self.example_count[2]} balls; I am {self.name}, the other is {self.the_other_player}.
-    {translate_values(self.example_count, self.agent_values)} FAKE-MAX {compute_score(self.agent_values, self.example_count)}
-    """
-
-        def present_deal(self):
-            present_deal_prompt = f"""FAKE-PRESENT answer <deal>book=x hat=y ball=z</deal>"""
-            return present_deal_prompt
-
-        def initial_negotiation_message(self, extra_prompt=None):
-            negotiate_prompt = f"""FAKE-NEGOTIATE with {self.the_other_player} in {self.max_negotiation_round} rounds"""
-            previous_messages = "FAKE-HISTORY:\\n" + '\\n'.join(self.previous_message)
-
-        def summarize_deal_basedon_message(self, negotiation_message):
-            proposal_summarizer_prompt = f"""FAKE-SUMMARIZE for {self.the_other_player}"""
-            negotiation_message = f"""FAKE-MESSAGE [{negotiation_message}]"""
-
-        def whether_new_deal_proposed(self, negotiation_message):
-            whether_new_deal_proposed_prompt = f"""FAKE-HAS-DEAL [{negotiation_message}] to {self.the_other_player}"""
-
-    class DealNoDeal:
-        def negotiation(self, total_negotiation_round):
-            self.alice.previous_message.append('A-LINE {}: '.format(1) + alice_message)
-            self.bob.previous_message.append('B-LINE {}: '.format(1) + bob_message)
-
-    parser.add_argument('--system_prompt', type=str, default="FAKE-SYSTEM")
-    parser.add_argument('--max_negotiation_round', type=int, default=20)
-''')
-METRICS_PY = textwrap.dedent('''
-    def translate_values(example_count, values):
-        text = f"FAKE-VALUES {example_count[0]}x{values[0]} {example_count[1]}x{values[1]} {example_count[2]}x{values[2]}."
-        return text
-''')
-COUNTS, ALICE, BOB = (2, 3, 2), (1, 2, 1), (3, 0, 2)
 SPLIT = "Books to Bob, the hats and balls to Alice."
 
 
 @pytest.fixture
 def release(tmp_path):
-    root = tmp_path / "game_theory"
-    folder = root / "src" / "deal_no_deal"
-    folder.mkdir(parents=True)
-    (folder / "deal_no_deal.py").write_text(GAME_PY, encoding="utf-8")
-    (folder / "deal_no_deal_metrics.py").write_text(METRICS_PY, encoding="utf-8")
-    (folder / "sampled_50_deal_no_deal.txt").write_text(
-        line(COUNTS, ALICE, BOB, "hello there") + "\n", encoding="utf-8")
-    return root
+    return fake_release(tmp_path / "game_theory")
 
 
 def prompt_of(request) -> str:

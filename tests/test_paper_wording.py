@@ -29,6 +29,8 @@ ALLOWED_RUNS = {
     "deal book x hat y ball z deal": "the offer format the paper's extraction answers in",
     "translate values self example count self agent values": "a placeholder of the release's template (code)",
     "compute score self agent values self example count": "a placeholder of the release's template (code)",
+    "probability due to envy and probability due to greedy": "a branch test of the release's code (its names)",
+    "id other possibility the other player accept probability": "placeholders of the release's templates (code)",
 }
 
 

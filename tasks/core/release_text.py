@@ -11,6 +11,7 @@ whose code changed stops with a ReleaseError instead of sending something else.
 from __future__ import annotations
 
 import ast
+import operator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -31,19 +32,30 @@ class Template:
                        for p in self.parts)
 
 
+# the arithmetic a placeholder may do ("{id+1}", "{count - taken}", "{round(1 - p, 2)}")
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+
 def _evaluate(node: ast.AST, names: dict, source: str):
-    """A placeholder's value: names from `names`, their attributes, subscripts by constants or names and calls of
-    the callables in `names`; anything else is a release this preset does not understand."""
+    """A placeholder's value: names from `names`, their attributes, subscripts (by an index, not a slice), negative
+    numbers, + - * / and calls (without keywords) of callables found that way; anything else is a release this
+    preset does not understand."""
     if isinstance(node, ast.Name) and node.id in names:
         return names[node.id]
     if isinstance(node, ast.Attribute):
         return getattr(_evaluate(node.value, names, source), node.attr)
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, (ast.Constant, ast.Name, ast.Subscript)):
+    if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
         return _evaluate(node.value, names, source)[_evaluate(node.slice, names, source)]
     if isinstance(node, ast.Constant):
         return node.value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and callable(names.get(node.func.id)):
-        return names[node.func.id](*(_evaluate(a, names, source) for a in node.args))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_evaluate(node.operand, names, source)
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        return _ARITHMETIC[type(node.op)](_evaluate(node.left, names, source), _evaluate(node.right, names, source))
+    if isinstance(node, ast.Call) and not node.keywords and isinstance(node.func, (ast.Name, ast.Attribute)):
+        func = names.get(node.func.id) if isinstance(node.func, ast.Name) else _evaluate(node.func, names, source)
+        if callable(func):
+            return func(*(_evaluate(a, names, source) for a in node.args))
     raise ReleaseError(f"the release's prompt uses {{{source}}}, which this preset cannot fill")
 
 
@@ -55,6 +67,13 @@ def template(node: ast.AST) -> Template:
         raise ReleaseError(f"expected a string at line {getattr(node, 'lineno', '?')}")
     return Template(tuple(str(v.value) if isinstance(v, ast.Constant) else ("expr", ast.unparse(v.value))
                           for v in node.values))
+
+
+def concatenation(node: ast.AST) -> Template:
+    """The Template of a string, an f-string or a `+` of them (`"\\n" + f"..."`), as one."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return Template(concatenation(node.left).parts + concatenation(node.right).parts)
+    return template(node)
 
 
 def in_order(nodes: Iterable[ast.AST]) -> list:
@@ -132,6 +151,11 @@ class ReleaseFile:
             if isinstance(value, (ast.JoinedStr, ast.Constant)) and isinstance(getattr(value, "value", ""), str):
                 out.append(template(value))
         return out
+
+    def pieces(self, scope: ast.AST, target: str) -> list[Template]:
+        """Every value assigned (= or +=) to `target` inside `scope`, in source order, each a string or a `+` of
+        strings (ReleaseError otherwise)."""
+        return [concatenation(value) for value in self.assigned(scope, target)]
 
     def string(self, scope: ast.AST, target: str, index: int = 0) -> Template:
         found = self.strings(scope, target)

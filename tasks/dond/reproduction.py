@@ -3,9 +3,9 @@ preset `paper` (the release's prompts, the paper's protocol and sampling, its 44
 model, beside the paper's figures for GPT-4o, the model the release's halting rule `both` was written for.
 
 Rows: raw vs raw at temperature 1.0 (Table 10) and at temperature 0 (Table 11); both seats with the workflow
-(Table 12), and one seat with it (Tables 17, 18). `llm-workflow` computes the paper's possibility sets and option
-lists exactly but writes its prompt in our words (the release's reflection prompts are not read), so those rows
-compare our workflow prompt under the paper's protocol with the paper's.
+(Table 12), and one seat with it (Tables 17, 18). Under the preset `llm-workflow` plays the release's own workflow
+turn: its "last round" blocks, draft, extraction, reflection and update question in the release's words (read at
+run time), with the possibility sets and option lists our solver computes.
 """
 from __future__ import annotations
 
@@ -37,6 +37,6 @@ REPRODUCTION = Reproduction(
     ),
     columns=COLUMNS,
     source="Hua et al. 2024, Tables 10-12, 17, 18 (44 datapoints)",
-    note="Workflow rows: our workflow prompt (exact possibility sets and options) under the paper's protocol; the "
-         "paper's extraction model was a fixed gpt-4o, here the configured model.",
+    note="Workflow rows: the release's workflow prompts (draft, reflection, update) with our solver's possibility "
+         "sets; the paper's extraction model was a fixed gpt-4o, here the configured model.",
 )

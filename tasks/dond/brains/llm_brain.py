@@ -138,12 +138,19 @@ class LLMBrain(BayesBrain):
                     return self.llm_turn(act)
                 if self.paper is None:
                     raise ValueError(self.paper_error or "the paper protocol needs its release's prompts")
-                message = self.paper.message(act)[:MAX_CHAT_CHARS]
+                message = self.paper_message(act)[:MAX_CHAT_CHARS]
         except Exception as exc:
             return self.fall_back(act, exc, saved)
-        return message, self.paper_proposal(message)
+        return self.paper_answer(message)
 
     # --- the paper's protocol ---------------------------------------------------------------------------------------
+    def paper_message(self, act) -> str:
+        return self.paper.message(act)
+
+    def paper_answer(self, message: str) -> tuple:
+        """(the line, the move) of a paper turn whose message is written: the raw agent sends it as it is."""
+        return message, self.paper_proposal(message)
+
     def paper_proposal(self, message: str) -> Optional[tuple]:
         """The paper's extraction of the message's proposal, its own act: ("propose", what I get) or None. A
         failed extraction leaves the proposal out (that act counts as invalid; nothing stands in for it, so it is no

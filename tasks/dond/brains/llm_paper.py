@@ -102,8 +102,9 @@ class PaperSession:
         raise ValueError(f"no usable answer after the retries: {error}")
 
     # --- a turn ----------------------------------------------------------------------------------------------------
-    def message(self, act) -> str:
-        prompt = self.game() + self.prompts.negotiate.render(self.fields()) + self.history()
+    def message(self, act, extra: str = "") -> str:
+        """The turn's message; `extra` goes between the game and the turn instruction (the workflow's blocks)."""
+        prompt = self.game() + extra + self.prompts.negotiate.render(self.fields()) + self.history()
 
         def parse(text):
             found = between_tags(text)

@@ -8,8 +8,9 @@ get), the partner's possible values split into
   R2 (greedy): M is envy-free for them and O gives them strictly more than M.
 Candidates are re-filtered on every new (M, O) pair (hard elimination); both sets empty: recompute from Ω; still
 empty: keep the previous sets; M == O keeps them too. Before I proposed anything the candidates are the v under
-which O is envy-free for them. P(envy) = |R1| / (|R1| + |R2|) (γ = 1). acceptance(s) = the share of candidates
-under which s is envy-free for the partner, × (1 − deteriorate)^(times I proposed s) (option `deteriorate`, 0).
+which the latest O is envy-free for them, held as R1 (R2 empty), as the release holds them. P(envy) = |R1| /
+(|R1| + |R2|) (γ = 1). acceptance(s) = the share of candidates under which s is envy-free for the partner,
+× (1 − deteriorate)^(times I proposed s) (option `deteriorate`, 0).
 
 The prompt is the `llm` agent's (the paper's game prompt, values, history) plus the paper's blocks: "### Last Round
 of Negotiation", "### Analysis" (the two reasons and their probabilities), the partner's standing offer checked
@@ -18,13 +19,19 @@ for envy ("NOT A GOOD DEAL ... you can THREATEN to halt"), and the options: spli
 rejected ones flagged "REJECTED n time(s)". The paper drafted a message and then reflected on the extracted deal
 (up to 10 times); here the options are computed before the draft, so one structured answer {"message", "action":
 propose|accept|wait, "option"} does both. A failing model falls back visibly to `bayes` (see llm_brain.py).
+
+Under preset `paper` the seat plays the release's own workflow turn instead, in the release's words, with these
+sets' numbers: the draft, its extracted deal and the reflection loop (llm_paper_workflow.py).
 """
 from __future__ import annotations
+
+from typing import Optional
 
 from .. import items as I
 from ..belief import ef_for_partner
 from .base import share_text
 from .llm_brain import SYSTEM, LLMBrain, game_prompt
+from .llm_paper_workflow import PaperWorkflow
 
 MAX_OPTIONS = 12
 
@@ -41,11 +48,10 @@ class PossibilitySets:
         self.omega = I.valuations(self.counts)
         self.r1: list = []
         self.r2: list = []
-        self.initial: list = []      # before my first proposal: the v under which O is envy-free for them
         self.last = None             # the (M, O) pair last used
 
     def candidates(self) -> list:
-        return (self.r1 + self.r2) or self.initial or list(self.omega)
+        return (self.r1 + self.r2) or list(self.omega)
 
     def _sets(self, pool, m, o):
         c = self.counts
@@ -59,9 +65,8 @@ class PossibilitySets:
         if o is None or (m, o) == self.last:
             return False
         self.last = (m, o)
-        if m is None:
-            self.initial = [v for v in (self.initial or self.omega) if ef_for_partner(self.counts, o, v)] \
-                or self.initial
+        if m is None:  # as the release holds it: the only set, from Ω and the latest O (no earlier O counts)
+            self.r1, self.r2 = [v for v in self.omega if ef_for_partner(self.counts, o, v)], []
             return True
         if m == o:
             return True
@@ -101,6 +106,19 @@ class LLMWorkflowBrain(LLMBrain):
         self.sets = PossibilitySets(view["counts"])
         self.proposed: dict = {}         # split -> times I proposed it
         self.options_shown: list = []    # the options of the last prompt (what "option" indexes)
+        self.flow: Optional[PaperWorkflow] = None  # preset paper: the release's workflow (llm_paper_workflow.py)
+        if self.paper is not None:
+            try:
+                self.flow = PaperWorkflow(self)
+            except ValueError as exc:  # told in every act, as the raw agent's missing release
+                self.paper, self.paper_error = None, str(exc)
+
+    # --- preset paper: the release's workflow turn -------------------------------------------------------------------
+    def paper_message(self, act) -> str:
+        return self.paper.message(act, extra=self.flow.thinking())
+
+    def paper_answer(self, message: str) -> tuple:
+        return self.flow.answer(message) if self.flow.active else super().paper_answer(message)
 
     def latest(self, who: str):
         offers = self.offers_by(who)
