@@ -58,6 +58,7 @@ from .outbox_table import Outbox, OutboxEntry, describe
 from .recent import RecentMap
 from .rest import SlurkAPIError
 from .retry import BASE_DELAY, MAX_DELAY, backoff, is_transient
+from .roompool import RoomPool
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +66,10 @@ STORE_WINDOW = 0.05  # seconds the storing thread lets events gather before it w
 COMMIT_WAIT = 30.0  # the longest wait for a commit of the state database (normally milliseconds)
 
 
-class OutboxShipper:
-    """Posts log events in order per room from a small pool of threads, a room's queued events with one receiver as
-    one batch row (`logbatch.py`), with the retry policy above. `accepted` / `dropped` count events, `posts` the
-    requests Slurk accepted."""
+class OutboxShipper(RoomPool):
+    """Posts log events in order per room from a small pool of threads (`RoomPool`), a room's queued events with one
+    receiver as one batch row (`logbatch.py`), with the retry policy above. `accepted` / `dropped` count events,
+    `posts` the requests Slurk accepted."""
 
     name = "logs"
 
@@ -110,8 +111,7 @@ class OutboxShipper:
                     self._enqueue(e)
             if self._leftover:
                 log.info("%d log events left in the outbox by the previous run go out first", self._leftover)
-        self._threads = [threading.Thread(target=self._serve, name=f"slurk-{self.name}-{i}", daemon=True)
-                         for i in range(threads)]
+        self._threads = self._serving_threads(threads)
         self._storer = threading.Thread(target=self._store_loop, name=f"slurk-{self.name}-store", daemon=True)
         for t in [*self._threads, self._storer]:
             t.start()
@@ -204,16 +204,6 @@ class OutboxShipper:
         """Wait until the events left by the previous process are out (they go before anything newer)."""
         return self._wait_for(lambda: self._leftover == 0, timeout)
 
-    def _wait_for(self, pred, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while not pred():
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(left)
-        return True
-
     def wake(self) -> None:
         """Slurk is back (e.g. the socket reconnected): rooms waiting after a failure try again now (once per event)."""
         with self._cond:
@@ -293,55 +283,52 @@ class OutboxShipper:
                 return self._ready.popleft()
             self._cond.wait(self._sleeping[0][0] - now if self._sleeping else None)
 
-    def _serve(self) -> None:
-        while True:
-            with self._cond:
-                room = self._next_room()
-                if room is None:
-                    return
-                head = self._queues[room][0]
-            started = time.monotonic()
-            try:
-                outcome, log_id, group = self._ship(room, head)
-            except Exception:  # pragma: no cover - _ship handles Slurk's answers; this is a bug
-                log.exception("room %s: log event %r could not be shipped; dropped", room, head.event)
-                outcome, log_id, group = "dropped", None, [head]
-            with self._cond:
-                if outcome == "retry":
-                    if head.attempts == 1:
-                        self._failing += 1
-                    due = time.monotonic() + backoff(head.attempts, self.base_delay, self.max_delay)
-                    self._due[room] = due
-                    heapq.heappush(self._sleeping, (due, room))
-                    self._cond.notify()
-                    continue
-                queue = self._queues[room]
-                for e in group:  # the front of the queue: only this thread takes from it
-                    queue.popleft()
-                    if self.outbox is not None:
-                        self._done.append((e.oid, room, log_id))  # marked in the table by the storing thread
+    def _take(self, room: int) -> OutboxEntry:  # holding the lock: the first event (`_ship` forms its batch)
+        return self._queues[room][0]
+
+    def _serve_room(self, room: int, head: OutboxEntry) -> None:
+        started = time.monotonic()
+        try:
+            outcome, log_id, group = self._ship(room, head)
+        except Exception:  # pragma: no cover - _ship handles Slurk's answers; this is a bug
+            log.exception("room %s: log event %r could not be shipped; dropped", room, head.event)
+            outcome, log_id, group = "dropped", None, [head]
+        with self._cond:
+            if outcome == "retry":
+                if head.attempts == 1:
+                    self._failing += 1
+                due = time.monotonic() + backoff(head.attempts, self.base_delay, self.max_delay)
+                self._due[room] = due
+                heapq.heappush(self._sleeping, (due, room))
+                self._cond.notify()
+                return
+            queue = self._queues[room]
+            for e in group:  # the front of the queue: only this thread takes from it
+                queue.popleft()
                 if self.outbox is not None:
-                    self._store_cond.notify()
-                if log_id is not None:
-                    self._acked[room] = max(self._acked.get(room, 0), int(log_id))
-                if head.attempts:
-                    self._failing -= 1
-                self._count -= len(group)
-                self._leftover -= sum(e.leftover for e in group)
-                if outcome == "dropped":
-                    self.dropped += len(group)
-                else:
-                    self.accepted += len(group)
-                    self.posts += outcome == "accepted"
-                    if self._failing:  # Slurk answers again: rooms that failed before this request try again now
-                        self._wake_sleepers(time.monotonic(), before=started)
-                if queue:
-                    self._schedule(room, queue[0])
-                else:
-                    del self._queues[room]
-                    self._busy.discard(room)
-                    self._hurried.discard(room)
-                self._cond.notify_all()
+                    self._done.append((e.oid, room, log_id))  # marked in the table by the storing thread
+            if self.outbox is not None:
+                self._store_cond.notify()
+            if log_id is not None:
+                self._acked[room] = max(self._acked.get(room, 0), int(log_id))
+            if head.attempts:
+                self._failing -= 1
+            self._count -= len(group)
+            self._leftover -= sum(e.leftover for e in group)
+            if outcome == "dropped":
+                self.dropped += len(group)
+            else:
+                self.accepted += len(group)
+                self.posts += outcome == "accepted"
+                if self._failing:  # Slurk answers again: rooms that failed before this request try again now
+                    self._wake_sleepers(time.monotonic(), before=started)
+            if queue:
+                self._schedule(room, queue[0])
+            else:
+                del self._queues[room]
+                self._busy.discard(room)
+                self._hurried.discard(room)
+            self._cond.notify_all()
 
     def _batch(self, room: int) -> list:  # holding the lock
         """The room's first event and the events after it that may go in one row with it: same receiver, none in

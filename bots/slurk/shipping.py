@@ -16,6 +16,7 @@ from typing import Optional, Protocol
 from .metrics import Turn, mark, mark_done
 from .outbox import OutboxShipper
 from .rest import SlurkAPIError
+from .roompool import RoomPool
 
 log = logging.getLogger(__name__)
 
@@ -29,10 +30,10 @@ class PageOwner(Protocol):
     def bounced(self, seat: str, item: tuple, gen: int) -> None: ...
 
 
-class RoomLanes:
-    """Jobs run on a shared pool of threads, in order per room: one room's jobs never run concurrently, and a slow
-    room occupies at most one thread. A job submitted with a `key` that is still waiting replaces the waiting one
-    (`_merge`), e.g. a newer view of the same seat."""
+class RoomLanes(RoomPool):
+    """Jobs run on a shared pool of threads (`RoomPool`), in order per room: one room's jobs never run concurrently,
+    and a slow room occupies at most one thread. A job submitted with a `key` that is still waiting replaces the
+    waiting one (`_merge`), e.g. a newer view of the same seat."""
 
     name = "lanes"
 
@@ -44,8 +45,7 @@ class RoomLanes:
         self._pending: "collections.Counter[int]" = collections.Counter()
         self._held: dict[int, float] = {}  # room -> until when its next jobs wait (`hold`)
         self._stopped = False
-        self._threads = [threading.Thread(target=self._serve, name=f"slurk-{self.name}-{i}", daemon=True)
-                         for i in range(threads)]
+        self._threads = self._serving_threads(threads)
         for t in self._threads:
             t.start()
 
@@ -73,14 +73,7 @@ class RoomLanes:
             return self._pending.get(room, 0)
 
     def drain(self, timeout: float = 10.0) -> bool:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while self._pending:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(left)
-        return True
+        return self._wait_for(lambda: not self._pending, timeout)
 
     def stop(self, timeout: float = 10.0) -> None:
         if not self.drain(timeout):
@@ -121,31 +114,28 @@ class RoomLanes:
             waits = [u - now for r, u in self._held.items() if r in self._ready]
             self._cond.wait(min(waits) if waits else None)
 
-    def _serve(self) -> None:
-        while True:
+    def _take(self, room: int):  # holding the lock
+        _key, job = self._jobs[room].popitem(last=False)
+        return job
+
+    def _serve_room(self, room: int, job) -> None:
+        try:
+            self._run(room, job)
+        except Exception:  # pragma: no cover - _run handles its own errors
+            log.exception("room %s: %s job failed", room, self.name)
+        finally:
             with self._cond:
-                room = self._next_room()
-                if room is None:
-                    return
-                _key, job = self._jobs[room].popitem(last=False)
-            try:
-                self._run(room, job)
-            except Exception:  # pragma: no cover - _run handles its own errors
-                log.exception("room %s: %s job failed", room, self.name)
-            finally:
-                job = None  # an idle thread must not keep its last job (and through it a finished room) alive
-                with self._cond:
-                    self._pending[room] -= 1
-                    if self._pending[room] <= 0:
-                        del self._pending[room]
-                    if self._jobs[room]:
-                        self._ready.append(room)
-                        self._cond.notify()
-                    else:
-                        del self._jobs[room]
-                        self._busy.discard(room)
-                    if not self._pending:
-                        self._cond.notify_all()  # drain() waits for this; waking every thread per job is costly
+                self._pending[room] -= 1
+                if self._pending[room] <= 0:
+                    del self._pending[room]
+                if self._jobs[room]:
+                    self._ready.append(room)
+                    self._cond.notify()
+                else:
+                    del self._jobs[room]
+                    self._busy.discard(room)
+                if not self._pending:
+                    self._cond.notify_all()  # drain() waits for this; waking every thread per job is costly
 
 
 class LogShipper(OutboxShipper):
