@@ -24,32 +24,39 @@ from tests.fake_openai import play_against
 from tests.test_dond_paper_sample import line
 
 SPEC = get_task("dond")
-# The scripted negotiation: Alice asks for hats and balls, Bob for books and balls (a rejection of hers); Alice
-# drafts "hats and a ball", updates it to "the hats" (Bob's own offer), keeps that, and both halt.
+# The scripted negotiations. "alice reflects": Alice asks for hats and balls, Bob for books and balls (a rejection
+# of hers); Alice drafts "hats and a ball", updates it to "the hats" (Bob's own offer), keeps that, and both halt.
+# "bob reflects": the same first round; Alice then asks for hats and a ball, Bob drafts "the books", updates it to
+# "books and a ball" (Alice's offer), keeps that, and both halt.
 A1, B1, A2, A3 = "A1 hats and balls to me", "B1 books and balls to me", "A2 hats and a ball", "A3 just the hats"
+B2, B3 = "B2 just the books", "B3 books and a ball"
 HALT = "halt negotiation"
-DEALS = {A1: (0, 3, 2), B1: (2, 0, 2), A2: (0, 3, 1), A3: (0, 3, 0)}  # what the speaker gets
+DEALS = {A1: (0, 3, 2), B1: (2, 0, 2), A2: (0, 3, 1), A3: (0, 3, 0), B2: (2, 0, 0), B3: (2, 0, 1)}  # the speaker's
+PLANS = {  # Alice's message, Bob's, who updates a draft (the other keeps theirs), the update, what each presents
+    "alice reflects": (lambda p: A1 if B1 not in p else A2 if A3 not in p else HALT,
+                       lambda p: HALT if A3 in p else B1, True, A3, (0, 3, 0), (2, 0, 2)),
+    "bob reflects": (lambda p: A1 if B1 not in p else A2 if B3 not in p else HALT,
+                     lambda p: B1 if A2 not in p else B2 if B3 not in p else HALT, False, B3, (0, 3, 1), (2, 0, 1)),
+}
 
 
 def deal_tag(split) -> str:
     return "<deal>book={} hat={} ball={}</deal>".format(*split)
 
 
-def script(kind: str, alice: bool, prompt: str, message: str = "") -> str:
+def script(kind: str, alice: bool, prompt: str, message: str = "", plan: str = "alice reflects") -> str:
     """The model's answer to a question of `kind` ("message", "has_deal", "summarize", "update", "present")."""
+    alice_says, bob_says, alice_updates, update, alice_gets, bob_gets = PLANS[plan]
     if kind == "message":
-        if alice:
-            said = A1 if B1 not in prompt else A2 if A3 not in prompt else HALT
-        else:
-            said = HALT if A3 in prompt else B1
-        return f"Thinking. <s>{said}</s>"
+        return f"Thinking. <s>{(alice_says if alice else bob_says)(prompt)}</s>"
     if kind == "has_deal":
         return "<answer>no</answer>" if message == HALT else "So <answer>yes</answer>"
     if kind == "summarize":
         return "It gives " + deal_tag(DEALS[message])
     if kind == "update":
-        return "<answer>no</answer>" if A3 in prompt else f"<answer>yes</answer> better: <s>{A3}</s>"
-    return deal_tag((0, 3, 0) if alice else (2, 0, 2))  # present
+        keep = alice != alice_updates or update in prompt
+        return "<answer>no</answer>" if keep else f"<answer>yes</answer> better: <s>{update}</s>"
+    return deal_tag(alice_gets if alice else bob_gets)  # present
 
 
 def fake_kind(prompt: str) -> tuple:
@@ -160,7 +167,7 @@ def test_the_default_preset_keeps_our_workflow_prompt(tmp_path):
 
 
 # --- the real release (PAPER_RELEASES) ------------------------------------------------------------------------------
-def release_answer(root: str):
+def release_answer(root: str, plan: str):
     """The script, its questions told apart by how the release's prompts end; the message asked about is the last
     of the script's messages in the prompt."""
     raw, flow = read_release(root), read_workflow(root)
@@ -169,8 +176,8 @@ def release_answer(root: str):
 
     def answer(prompt: str) -> str:
         kind = next((k for k, t in tails.items() if prompt.endswith(t.parts[-1])), "message")
-        said = max((m for m in (A1, B1, A2, A3, HALT) if m in prompt), key=prompt.rfind, default="")
-        return script(kind, alice in prompt, prompt, said)
+        said = max((m for m in (*DEALS, HALT) if m in prompt), key=prompt.rfind, default="")
+        return script(kind, alice in prompt, prompt, said, plan)
     return answer
 
 
@@ -200,14 +207,16 @@ def release_requests(monkeypatch, src: Path, data: str, workflow: str, answer) -
 
 @pytest.mark.skipif(not os.environ.get("PAPER_RELEASES"), reason="set PAPER_RELEASES to a folder holding the "
                     "papers' original releases (game_theory = Wenyueh/game_theory)")
-@pytest.mark.parametrize("agents,workflow", [(("llm-workflow", "llm"), "Alice"),
-                                             (("llm-workflow", "llm-workflow"), "Alice,Bob")])
-def test_the_real_release_prompts_are_those_its_own_workflow_sends(tmp_path, monkeypatch, agents, workflow):
+@pytest.mark.parametrize("agents,workflow,plan", [
+    (("llm-workflow", "llm"), "Alice", "alice reflects"), (("llm", "llm-workflow"), "Bob", "bob reflects"),
+    (("llm-workflow", "llm-workflow"), "Alice,Bob", "alice reflects"),
+    (("llm-workflow", "llm-workflow"), "Alice,Bob", "bob reflects")])
+def test_the_real_release_prompts_are_those_its_own_workflow_sends(tmp_path, monkeypatch, agents, workflow, plan):
     root = Path(os.environ["PAPER_RELEASES"]) / "game_theory"
     data = line(COUNTS, ALICE, BOB, "hello there")
     sample = tmp_path / "sampled_50_deal_no_deal.txt"
     sample.write_text(data + "\n", encoding="utf-8")
-    answer = release_answer(str(root))
+    answer = release_answer(str(root), plan)
     theirs = release_requests(monkeypatch, root / "src" / "deal_no_deal", data, workflow, answer)
     rec, requests = play_against(lambda req: answer(req["messages"][-1]["content"]), SPEC, 0,
                                  dict(zip(("alice", "bob"), agents)),
@@ -216,5 +225,9 @@ def test_the_real_release_prompts_are_those_its_own_workflow_sends(tmp_path, mon
     ours = [(r["messages"][0]["content"], r["messages"][-1]["content"]) for r in requests]
     assert len(ours) == len(theirs) and ours == theirs
     update = read_workflow(str(root)).update.parts[-1]
-    assert sum(prompt.endswith(update) for _, prompt in ours) == 2  # Alice's draft updated once, then kept
-    assert rec.results["split"] == {"alice": [0, 3, 0], "bob": [2, 0, 2]}
+    updates = sum(prompt.endswith(update) for _, prompt in ours)
+    both = agents == ("llm-workflow", "llm-workflow")
+    # a draft updated once, then kept (and, when Bob reflects, Alice's round-2 draft kept at once: she has the workflow)
+    assert updates == 2 + (both and plan == "bob reflects")
+    *_, alice_gets, bob_gets = PLANS[plan]
+    assert rec.results["split"] == {"alice": list(alice_gets), "bob": list(bob_gets)}
