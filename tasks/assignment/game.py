@@ -23,7 +23,7 @@ from typing import Optional
 
 from tasks.core import Context, RuleError, WordBudget
 from tasks.core.offers import answer_id, check_answer
-from tasks.dialop.game import DialopGame
+from tasks.dialop.game import DialopGame, bonus_for
 
 from . import generator
 from .names import N, PAPERS, REVIEWERS, TITLES
@@ -31,13 +31,6 @@ from .parse import ProposalError, format_proposal, parse_proposal
 
 SEAT_NAMES = {"player1": "Player 1", "player2": "Player 2"}
 BONUS_TIERS = ((1.0, 2.0), (1 / 1.1, 1.0), (0.8, 0.5))
-
-
-def bonus_for(norm: float, tiers=BONUS_TIERS) -> float:
-    for ratio, amount in tiers:
-        if norm >= ratio - 1e-9:
-            return float(amount)
-    return 0.0
 
 
 class AssignmentGame(DialopGame):
@@ -143,11 +136,7 @@ class AssignmentGame(DialopGame):
         c = self.counts
         messages = sum(c["messages"].values())
         proposals = sum(c["proposals"].values())
-        bonus = {}
-        if f["matching"] is not None:
-            amount = bonus_for(f["normalized_score"], self.tiers)
-            if amount:
-                bonus = {s: amount for s in self.seats}
+        bonus = self._bonus(f["matching"] is not None, f["normalized_score"], self.tiers)
         return {
             "score": f["score"], "best": self.best, "normalized_score": f["normalized_score"],
             "matching": f["matching"], "accepted": f["matching"] is not None, "optimal": f["score"] == self.best,

@@ -1,11 +1,20 @@
 """What the three DialOp games (Assignment, Planning, Mediation) set up alike: the `turns` option (people chat
 freely; agents may be held to strict alternation), the proposal cycle, the turn order, the word budget of prompted
-self-play, and its replayed human prefix (inputs up to a time count their words but are never refused or forced)."""
+self-play, its replayed human prefix (inputs up to a time count their words but are never refused or forced) and the
+bonus by tiers of the normalised score."""
 from __future__ import annotations
 
 from typing import Mapping, Optional, Sequence
 
 from tasks.core import Context, Game, ProposalCycle, TurnOrder, WordBudget
+
+
+def bonus_for(norm: float, tiers: Sequence[Sequence[float]]) -> float:
+    """The amount of the first tier ((ratio, amount), best first) that a normalised score reaches, else 0."""
+    for ratio, amount in tiers:
+        if norm >= ratio - 1e-9:
+            return float(amount)
+    return 0.0
 
 
 class DialopGame(Game):
@@ -45,6 +54,11 @@ class DialopGame(Game):
         if self.turns_mode != "alternate" or (not ctx.turn and self._passed_by == seat):
             return  # free chat, or a later move of the same agent turn (e.g. a message, then its proposal)
         self.order.check(seat, what)
+
+    def _bonus(self, agreed: bool, norm: float, tiers: Sequence[Sequence[float]]) -> dict[str, float]:
+        """Every seat's bonus (`bonus_for`) when the game ended in an agreement; {} when there is none."""
+        amount = bonus_for(norm, tiers) if agreed else 0.0
+        return {s: amount for s in self.seats} if amount else {}
 
     def _pass_turn(self, ctx: Context, seat: str) -> None:
         if self.turns_mode == "alternate" and self.order.current == seat:

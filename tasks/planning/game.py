@@ -146,11 +146,7 @@ class PlanningGame(DialopGame):
         c = self.counts
         messages = sum(c["messages"].values())
         props = len(self.history)
-        bonus = {}
-        if f["itinerary"] is not None:
-            amount = next((float(a) for r, a in BONUS_TIERS if f["normalized_score"] >= r - 1e-9), 0.0)
-            if amount:
-                bonus = {s: amount for s in self.seats}
+        bonus = self._bonus(f["itinerary"] is not None, f["normalized_score"], BONUS_TIERS)
         return {
             "score": f["score"], "best": self.best, "worst": self.worst, "normalized_score": f["normalized_score"],
             "itinerary": None if f["itinerary"] is None else format_itinerary(f["itinerary"], self.names),
