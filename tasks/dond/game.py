@@ -41,7 +41,6 @@ class DondGame(Game):
     task = "dond"
     title = "Deal or No Deal"
     seats = ("alice", "bob")
-    person_seat_order = ("alice", "bob")
     seat_names = SEAT_NAMES
     chat = "open"
 
