@@ -104,3 +104,30 @@ def test_an_undeclared_option_the_game_reads_is_passed_on_and_named(slurk_double
     text = "\n".join(out)
     assert "word_budget=300" in text and "not declared by assignment (passed to the game as given): word_budget" in text
     assert json.loads((study.folder / "study.json").read_text())["task_options"] == {"word_budget": 300}
+
+
+def test_game_start_records_the_brain_options_of_the_preset_the_study_runs(slurk_double, tmp_path, stop_later):
+    """A study run under a task's `paper` preset: the agents' brains get the preset's brain options (sampling,
+    reader, ...), and the room's game_start on Slurk records them, as a local game's log does, so an LLM game of a
+    study can be replayed with its settings."""
+    from tests.test_gnomes_paper_preset import fake_release
+
+    root = fake_release(tmp_path / "release")
+    cfg_path = tmp_path / "study.yaml"
+    cfg_path.write_text(f"task_options:\n  preset: paper\n  paper_prompts: {root}\n", encoding="utf-8")
+    srv = _srv(slurk_double)
+    study = Study(srv, tmp_path, participants=1, people_per_room=1, task="gnomes", config=str(cfg_path))
+    bot = SlurkBot(load_config(None, study.bot_env(BOT_STATE_DB=str(tmp_path / "bot-state.sqlite3"))),
+                   get_task("gnomes")).start()
+    stop_later(bot)
+    stop_later(study.concierge())
+    person = study.person()
+    stop_later(person.connect(study.waiting_room).rec)
+    room = person.wait_moved(study.waiting_room)
+    starts = wait_until(lambda: [x for x in srv.logs(room) if x["event"] == "game_start"] or None,
+                        timeout=WAIT, what="game_start")
+    data = starts[-1]["data"]
+    preset = get_task("gnomes").presets["paper"].brain_options
+    assert data["options"]["preset"] == "paper"
+    assert data["brain_options"]["sampling"] == preset["sampling"]
+    assert data["brain_options"]["planner"] == "paper" and data["brain_options"]["reader"] == "llm"

@@ -52,7 +52,8 @@ def build_match(
             if seats[seat].kind == "agent":
                 spec.check_brain(seats[seat].agent, seat)
     game = spec.game_class(seed, options, instance)
-    match = Match(game, seats, timers=timers, completion=completion, code_source=code_source)
+    match = Match(game, seats, timers=timers, completion=completion, code_source=code_source,
+                  brain_options=brain_options if with_brains else None)
     brains: dict[str, Brain] = {}
     if with_brains:
         for i, seat in enumerate(spec.seats):

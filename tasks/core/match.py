@@ -8,6 +8,7 @@ rules.
 from __future__ import annotations
 
 import copy
+import json
 import traceback
 from dataclasses import asdict, dataclass
 from typing import Callable, Optional
@@ -89,6 +90,7 @@ class Match:
         timers: Optional[TimerConfig] = None,
         completion: Optional[CompletionConfig] = None,
         code_source: Callable[[], str] = new_code,
+        brain_options: Optional[dict] = None,
     ):
         missing = set(game.seats) - set(seats)
         if missing:
@@ -98,6 +100,9 @@ class Match:
         self.timers = timers or TimerConfig()
         self.completion = completion or CompletionConfig()
         self.code_source = code_source
+        # what the agent seats' brains were built with (a preset's sampling, reader, ...): game_start records it, so
+        # an LLM game can be replayed with the same settings in every runtime
+        self.brain_options = json.loads(json.dumps(brain_options or {}, sort_keys=True, default=str))
         self.phase = "new"  # new -> waiting -> playing -> over
         self.present: set[str] = {s for s, i in self.seats.items() if i.kind != "person"}
         self.seq = 0
@@ -138,6 +143,7 @@ class Match:
             "instance": self.game.instance(),
             "seats": {s: asdict(i) for s, i in self.seats.items()},
             "timers": asdict(self.timers),
+            "brain_options": self.brain_options,
         }
 
     def views(self) -> list[View]:

@@ -4,7 +4,6 @@ plays seeded games one after another.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -16,7 +15,6 @@ from tasks.core import (
     parse_command_text,
 )
 from tasks.core import llm_acts as llm_figures
-from tasks.core.presets import resolve_preset
 
 from .eventlog import JsonlRoomLog
 from .terminal import QUIT_WORDS, LiveTerminal, PromptLine
@@ -62,8 +60,6 @@ def play_game(
     terminal): agents act in threads while the person's lines are read and answered (terminal.py); otherwise each
     agent acts before the next line is asked for, so a scripted `ask` sees the same game every time."""
     options = {"index": index, **(options or {})}
-    # the brain options the game is played with (a preset's under the explicit ones): its log's game_start records them
-    options, brain_options = resolve_preset(spec, options, brain_options or {})
     names = seat_names(spec)
     seats = {s: SeatInfo("person", names[s]) if s in person_seats else SeatInfo("agent", names[s], agents[s])
              for s in spec.seats}
@@ -79,8 +75,7 @@ def play_game(
     def deliver(batch):
         for e in batch:
             if log and isinstance(e, LogEvent):
-                data = {**e.data, "brain_options": jsonable(brain_options)} if e.event == "game_start" else e.data
-                log.write(e.event, data, receiver_id=e.to, t=clock())
+                log.write(e.event, e.data, receiver_id=e.to, t=clock())
             transcript.show(e)
 
     try:
@@ -119,11 +114,6 @@ def play_game(
     if driver.llm_acts:
         results["llm"] = llm_figures.per_seat(driver.llm_acts)
     return GameRecord(index, seed, dict(agents), results, log_path, usage, list(driver.llm_acts))
-
-
-def jsonable(value):
-    """`value` as JSON holds it (what is not JSON, e.g. a path object, as its text)."""
-    return json.loads(json.dumps(value, default=str))
 
 
 def _write_out(text: str) -> None:
